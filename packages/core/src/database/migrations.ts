@@ -1,0 +1,113 @@
+import type Database from "better-sqlite3";
+
+/** One schema step; `version` is stored in `PRAGMA user_version` once applied. */
+interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+const revisionTrigger = (event: "INSERT" | "UPDATE" | "DELETE") => `
+  CREATE TRIGGER skills_revision_after_${event.toLowerCase()} AFTER ${event} ON skills
+  BEGIN
+    UPDATE skillbox_meta SET value = value + 1 WHERE key = 'skills_revision';
+  END;`;
+
+/**
+ * The ordered schema history. Never edit an applied migration: append a new one.
+ * `skills_revision` is bumped by triggers on every write to `skills`, so any process can
+ * tell cheaply whether its registry cache is stale.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "skills, skill_executions and the registry revision counter",
+    sql: `
+      CREATE TABLE skillbox_meta (
+        key TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      );
+      INSERT INTO skillbox_meta (key, value) VALUES ('skills_revision', 0);
+
+      CREATE TABLE skills (
+        id TEXT PRIMARY KEY,
+        api_key_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        input_schema TEXT NOT NULL,
+        output_schema TEXT,
+        handler TEXT NOT NULL,
+        runtime TEXT NOT NULL DEFAULT 'inline',
+        timeout_ms INTEGER,
+        retry TEXT,
+        memory_mb REAL,
+        sandbox TEXT,
+        requires TEXT,
+        tags TEXT NOT NULL DEFAULT '[]',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        source TEXT NOT NULL DEFAULT 'api',
+        content_hash TEXT NOT NULL,
+        metadata TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (api_key_id, name, version)
+      );
+      CREATE INDEX skills_by_name ON skills (name);
+      ${revisionTrigger("INSERT")}
+      ${revisionTrigger("UPDATE")}
+      ${revisionTrigger("DELETE")}
+
+      CREATE TABLE skill_executions (
+        id TEXT PRIMARY KEY,
+        skill_id TEXT NOT NULL,
+        skill_name TEXT NOT NULL,
+        skill_version TEXT NOT NULL,
+        api_key_id TEXT NOT NULL,
+        session_id TEXT,
+        parent_execution_id TEXT,
+        idempotency_key TEXT,
+        input TEXT,
+        output TEXT,
+        status TEXT NOT NULL,
+        error_code TEXT,
+        error_message TEXT,
+        error_data TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        duration_ms REAL,
+        created_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        runner_id TEXT NOT NULL,
+        runner_pid INTEGER NOT NULL,
+        runner_host TEXT NOT NULL
+      );
+      CREATE INDEX executions_by_created ON skill_executions (created_at);
+      CREATE INDEX executions_by_owner ON skill_executions (api_key_id, created_at);
+      CREATE INDEX executions_by_skill ON skill_executions (skill_name, created_at);
+      CREATE INDEX executions_unfinished ON skill_executions (runner_id)
+        WHERE status IN ('pending', 'running');
+      CREATE UNIQUE INDEX executions_by_idempotency_key ON skill_executions (api_key_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+    `,
+  },
+];
+
+/**
+ * Brings the database to the newest schema. Runs under an immediate transaction so that
+ * several processes opening a fresh file at once apply each migration exactly once.
+ */
+export function migrate(database: Database.Database): void {
+  const pending = () => {
+    const current = database.pragma("user_version", { simple: true }) as number;
+    return MIGRATIONS.filter((migration) => migration.version > current);
+  };
+  if (pending().length === 0) return;
+  database
+    .transaction(() => {
+      for (const migration of pending()) {
+        database.exec(migration.sql);
+        database.pragma(`user_version = ${migration.version}`);
+      }
+    })
+    .immediate();
+}

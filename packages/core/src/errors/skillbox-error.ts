@@ -1,0 +1,110 @@
+/**
+ * Every error code Skillbox raises. Callers branch on `error.code`, never on message text.
+ *
+ * - `SKILL_NOT_FOUND` – no visible skill matches the name or version range.
+ * - `SKILL_DISABLED` – the resolved skill exists but is disabled.
+ * - `HANDLER_NOT_FOUND` – the skill's handler reference is not registered with the executor.
+ * - `RUNTIME_NOT_FOUND` – the skill asks for a runtime the executor does not have.
+ * - `INPUT_INVALID` / `OUTPUT_INVALID` – schema validation failed (never retried).
+ * - `REGISTRATION_INVALID` – `register()` got a malformed skill definition.
+ * - `MANIFEST_INVALID` – a skill or interceptor manifest file is malformed.
+ * - `TIMEOUT` – an attempt or the overall deadline ran out.
+ * - `CANCELLED` – the caller's signal aborted the execution (never retried).
+ * - `DENIED` – an interceptor refused the execution (never retried).
+ * - `INTERCEPTOR_FAILED` – an interceptor threw unexpectedly.
+ * - `HANDLER_ERROR` – the handler threw something that is not a `SkillboxError`.
+ * - `CALL_DEPTH_EXCEEDED` – nested `ctx.call` went deeper than allowed.
+ * - `IDEMPOTENCY_CONFLICT` – an idempotency key was reused for a different skill.
+ * - `OUT_OF_MEMORY`, `BUSY`, `RATE_LIMITED`, `SANDBOX_FAILED` – used by runtimes and built-ins.
+ * - `DATABASE_ERROR` – the SQLite store failed.
+ */
+export type SkillboxErrorCode =
+  | "SKILL_NOT_FOUND"
+  | "SKILL_DISABLED"
+  | "HANDLER_NOT_FOUND"
+  | "RUNTIME_NOT_FOUND"
+  | "INPUT_INVALID"
+  | "OUTPUT_INVALID"
+  | "REGISTRATION_INVALID"
+  | "MANIFEST_INVALID"
+  | "TIMEOUT"
+  | "CANCELLED"
+  | "DENIED"
+  | "INTERCEPTOR_FAILED"
+  | "HANDLER_ERROR"
+  | "CALL_DEPTH_EXCEEDED"
+  | "IDEMPOTENCY_CONFLICT"
+  | "OUT_OF_MEMORY"
+  | "BUSY"
+  | "RATE_LIMITED"
+  | "SANDBOX_FAILED"
+  | "DATABASE_ERROR";
+
+/** Options for {@link SkillboxError}. */
+export interface SkillboxErrorOptions {
+  /** The underlying error, kept for debugging. */
+  cause?: unknown;
+  /** Structured details (for example the list of schema violations). */
+  data?: unknown;
+  /** Overrides the default retry classification of the code. */
+  retryable?: boolean;
+}
+
+const NEVER_RETRIED: ReadonlySet<string> = new Set([
+  "INPUT_INVALID",
+  "OUTPUT_INVALID",
+  "REGISTRATION_INVALID",
+  "MANIFEST_INVALID",
+  "CANCELLED",
+  "DENIED",
+  "SKILL_NOT_FOUND",
+  "SKILL_DISABLED",
+  "HANDLER_NOT_FOUND",
+  "RUNTIME_NOT_FOUND",
+  "INTERCEPTOR_FAILED",
+  "CALL_DEPTH_EXCEEDED",
+  "IDEMPOTENCY_CONFLICT",
+]);
+
+/**
+ * The one error class of Skillbox. `code` is stable and documented; `message` names
+ * the thing that went wrong and how to fix it.
+ *
+ * Handlers may throw it with their own codes (any string) to control retries:
+ * `throw new SkillboxError("RATE_LIMITED", "…", { retryable: true })`.
+ */
+export class SkillboxError extends Error {
+  override readonly name = "SkillboxError";
+  readonly code: SkillboxErrorCode | (string & {});
+  readonly data: unknown;
+  readonly retryable: boolean;
+
+  constructor(code: SkillboxErrorCode | (string & {}), message: string, options: SkillboxErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.data = options.data;
+    this.retryable = options.retryable ?? !NEVER_RETRIED.has(code);
+  }
+
+  /** A plain object safe to serialise into JSON (HTTP bodies, audit rows). */
+  toJSON(): { code: string; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** Type guard for {@link SkillboxError}, also across module copies (checks the shape, not the prototype). */
+export function isSkillboxError(value: unknown): value is SkillboxError {
+  return (
+    value instanceof SkillboxError ||
+    (value instanceof Error &&
+      value.name === "SkillboxError" &&
+      typeof (value as { code?: unknown }).code === "string")
+  );
+}
+
+/** Creates the error an interceptor throws to refuse an execution (status `denied`). */
+export function deny(message: string, data?: unknown): SkillboxError {
+  return new SkillboxError("DENIED", message, { data });
+}

@@ -1,0 +1,609 @@
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import semver from "semver";
+import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
+import type { Interceptor, InterceptorContext } from "../interceptors/define-interceptor.js";
+import { InterceptorChain, type InterceptorList } from "../interceptors/interceptor-chain.js";
+import { createConsoleLogger } from "../logger/create-console-logger.js";
+import { parseSkillReference } from "../registry/skill-reference.js";
+import type { SkillRegistry } from "../registry/skill-registry.js";
+import { createInlineRuntime } from "../runtime/inline-runtime.js";
+import type { SkillRuntime } from "../runtime/skill-runtime.js";
+import type {
+  ExecuteOptions,
+  ExecutionError,
+  ExecutionStatus,
+  Skill,
+  SkillExecution,
+  SkillHandler,
+  SkillLogger,
+} from "../types.js";
+import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
+import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
+import { isRetryable, resolveRetryPolicy, retryDelay } from "./retry-policy.js";
+import { runAttempt } from "./run-attempt.js";
+import { SchemaValidator } from "./schema-validator.js";
+
+/** Finds the handler of a skill whose `handler` reference is not a registered name (used by loaders). */
+export type HandlerResolver = (skill: Skill) => SkillHandler | undefined | Promise<SkillHandler | undefined>;
+
+/** Options of {@link SkillExecutor}. */
+export interface SkillExecutorOptions {
+  registry: SkillRegistry;
+  /** Per-attempt timeout when neither the skill nor the call sets one (default 30 000 ms). */
+  defaultTimeoutMs?: number;
+  /** Overall deadline across retries when the call sets none (default: none beyond the attempts). */
+  defaultTotalTimeoutMs?: number;
+  /** Deepest chain of nested `ctx.call` (default 16). */
+  maxCallDepth?: number;
+  logger?: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
+  /** Extra runtimes besides `inline`. */
+  runtimes?: SkillRuntime[];
+  interceptors?: Interceptor[];
+  /** Mark rows orphaned by dead processes `interrupted` on start (default true). */
+  recoverInterrupted?: boolean;
+}
+
+/** Events of {@link SkillExecutor}. */
+export interface SkillExecutorEvents {
+  started: [SkillExecution];
+  finished: [SkillExecution];
+}
+
+interface Outcome {
+  status: ExecutionStatus;
+  output: unknown;
+  error: ExecutionError | null;
+}
+
+const STATUS_BY_CODE: Record<string, ExecutionStatus> = {
+  TIMEOUT: "timeout",
+  CANCELLED: "cancelled",
+  DENIED: "denied",
+};
+const FINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set([
+  "success",
+  "error",
+  "timeout",
+  "cancelled",
+  "denied",
+  "interrupted",
+]);
+
+function toSkillboxError(thrown: unknown, skill: Skill): SkillboxError {
+  if (isSkillboxError(thrown)) return thrown;
+  if (thrown instanceof Error) {
+    return new SkillboxError("HANDLER_ERROR", `${skill.name}@${skill.version}: ${thrown.message}`, {
+      cause: thrown,
+      data: { name: thrown.name, stack: thrown.stack },
+    });
+  }
+  return new SkillboxError(
+    "HANDLER_ERROR",
+    `${skill.name}@${skill.version} threw a non-error value: ${String(thrown)}`,
+  );
+}
+
+function serialize(value: unknown): string | null {
+  if (value === undefined) return null;
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch (error) {
+    return JSON.stringify(`[not serialisable: ${(error as Error).message}]`);
+  }
+}
+
+/**
+ * Runs skills: resolves `name@range` for the caller, runs interceptors, validates input and
+ * output, enforces per-attempt timeouts and an overall deadline, retries with backoff, and
+ * records every execution in `skill_executions` — committed before `execute()` resolves.
+ */
+export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements ExecutionContextHost {
+  readonly registry: SkillRegistry;
+  /** The interceptors run around every execution. */
+  readonly interceptors = new InterceptorChain();
+  private readonly store: ExecutionStore;
+  private readonly validator = new SchemaValidator();
+  private readonly handlers = new Map<string, SkillHandler>();
+  private readonly resolvers: HandlerResolver[] = [];
+  private readonly runtimes = new Map<string, SkillRuntime>();
+  private readonly inFlightByKey = new Map<string, Promise<SkillExecution>>();
+  private readonly depthByExecution = new Map<string, number>();
+  private readonly active = new Set<Promise<unknown>>();
+  private readonly logger: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
+  private readonly defaultTimeoutMs: number;
+  private readonly defaultTotalTimeoutMs: number | undefined;
+  private readonly maxCallDepth: number;
+  private closed = false;
+
+  constructor(options: SkillExecutorOptions) {
+    super();
+    this.registry = options.registry;
+    this.store = new ExecutionStore(options.registry.database, randomUUID());
+    this.logger = options.logger ?? createConsoleLogger();
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.defaultTotalTimeoutMs = options.defaultTotalTimeoutMs;
+    this.maxCallDepth = options.maxCallDepth ?? 16;
+    this.registerRuntime(createInlineRuntime());
+    for (const runtime of options.runtimes ?? []) this.registerRuntime(runtime);
+    for (const interceptor of options.interceptors ?? []) this.use(interceptor);
+    if (options.recoverInterrupted !== false) this.store.markInterrupted();
+  }
+
+  /** Binds a handler function to the name skills use in their `handler` field. */
+  registerHandler(name: string, handler: SkillHandler): void {
+    if (typeof handler !== "function") {
+      throw new SkillboxError(
+        "REGISTRATION_INVALID",
+        `registerHandler("${name}"): the handler must be a function`,
+      );
+    }
+    this.handlers.set(name, handler);
+  }
+
+  /** Removes a handler registered with {@link registerHandler}. */
+  unregisterHandler(name: string): boolean {
+    return this.handlers.delete(name);
+  }
+
+  /** Adds a resolver consulted (in order) for handler references that are not registered names. Returns a remover. */
+  addHandlerResolver(resolver: HandlerResolver): () => void {
+    this.resolvers.push(resolver);
+    return () => {
+      const index = this.resolvers.indexOf(resolver);
+      if (index >= 0) this.resolvers.splice(index, 1);
+    };
+  }
+
+  /** Adds or replaces the runtime used for skills whose `runtime` equals `runtime.name`. */
+  registerRuntime(runtime: SkillRuntime): void {
+    this.runtimes.set(runtime.name, runtime);
+  }
+
+  /** Adds an interceptor (replacing one with the same name). */
+  use(interceptor: Interceptor): void {
+    this.interceptors.use(interceptor);
+  }
+
+  /** Removes an interceptor by name. */
+  removeInterceptor(name: string): boolean {
+    return this.interceptors.remove(name);
+  }
+
+  /**
+   * Runs `reference` (`name`, `name@version` or `name@range`) for the caller in `options.apiKeyId`
+   * (default `public`). Throws `SKILL_NOT_FOUND` / `SKILL_DISABLED` when nothing can be resolved;
+   * everything after resolution — failures included — is returned as the recorded execution.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: `result.output?.field` must work untyped, as in the reference example.
+  execute<Output = any>(
+    reference: string,
+    input: unknown,
+    options: ExecuteOptions = {},
+  ): Promise<SkillExecution<Output>> {
+    if (this.closed) return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
+    const caller = options.apiKeyId ?? "public";
+    let skill: Skill;
+    try {
+      skill = this.resolveSkill(reference, caller);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const promise =
+      options.idempotencyKey === undefined
+        ? this.run(skill, input, options, caller)
+        : this.runIdempotent(skill, input, options, caller, options.idempotencyKey);
+    this.active.add(promise);
+    promise.then(
+      () => this.active.delete(promise),
+      () => this.active.delete(promise),
+    );
+    return promise as Promise<SkillExecution<Output>>;
+  }
+
+  /** One execution by id. */
+  getExecution(id: string): SkillExecution | undefined {
+    return this.store.get(id);
+  }
+
+  /** Executions, newest first, filtered and paginated. */
+  listExecutions(filters: ExecutionFilters = {}): SkillExecution[] {
+    return this.store.list(filters);
+  }
+
+  /** Number of executions matching the filters (pagination ignored). */
+  countExecutions(filters: ExecutionFilters = {}): number {
+    return this.store.count(filters);
+  }
+
+  /** Waits for running executions, commits the audit trail and closes runtimes. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.active]);
+    await this.store.flush();
+    await Promise.allSettled([...this.runtimes.values()].map((runtime) => runtime.close?.()));
+  }
+
+  /** @internal Creates the logger a handler sees as `ctx.logger`. */
+  createLogger(fields: Record<string, unknown>): SkillLogger {
+    return this.logger.child?.(fields) ?? this.logger;
+  }
+
+  /** @internal Nested execution for `ctx.call`: same owner and session, parent recorded, output returned. */
+  async callFrom<Output>(parent: ExecutionContext, reference: string, input: unknown): Promise<Output> {
+    const depth = (this.depthByExecution.get(parent.executionId) ?? 0) + 1;
+    if (depth > this.maxCallDepth) {
+      throw new SkillboxError(
+        "CALL_DEPTH_EXCEEDED",
+        `${parent.skill.name} called "${reference}" ${depth} levels deep (limit ${this.maxCallDepth}); check for a call cycle`,
+      );
+    }
+    const execution = await this.execute<Output>(reference, input, {
+      apiKeyId: parent.apiKeyId,
+      sessionId: parent.sessionId ?? undefined,
+      signal: parent.signal,
+      parentExecutionId: parent.executionId,
+    });
+    if (execution.status !== "success") {
+      const error = execution.error ?? {
+        code: "HANDLER_ERROR",
+        message: `${reference} ended ${execution.status}`,
+      };
+      throw new SkillboxError(error.code, error.message, {
+        data: { executionId: execution.id, ...(error.data as object) },
+      });
+    }
+    return execution.output as Output;
+  }
+
+  private resolveSkill(reference: string, caller: string): Skill {
+    const { name, range } = parseSkillReference(reference);
+    if (range !== undefined && range !== "latest" && semver.validRange(range) === null) {
+      throw new SkillboxError(
+        "SKILL_NOT_FOUND",
+        `"${reference}": "${range}" is not a semver version or range (try "${name}@^1.0.0" or just "${name}")`,
+      );
+    }
+    const skill = this.registry.resolveVersion(name, range, caller);
+    if (skill !== null) return skill;
+    const disabled = this.registry.resolveVersion(name, range, caller, { includeDisabled: true });
+    if (disabled !== null) {
+      throw new SkillboxError(
+        "SKILL_DISABLED",
+        `${disabled.name}@${disabled.version} is disabled; enable it first`,
+        {
+          data: { skillId: disabled.id },
+        },
+      );
+    }
+    const versions = this.registry.getSkillVersions(name, caller).map((candidate) => candidate.version);
+    throw new SkillboxError(
+      "SKILL_NOT_FOUND",
+      versions.length === 0
+        ? `No skill named "${name}" is visible to owner "${caller}"`
+        : `No version of "${name}" satisfies "${range}" (available: ${versions.join(", ")}; prereleases match only ranges that name one)`,
+      { data: { name, range, available: versions } },
+    );
+  }
+
+  private async runIdempotent(
+    skill: Skill,
+    input: unknown,
+    options: ExecuteOptions,
+    caller: string,
+    key: string,
+  ): Promise<SkillExecution> {
+    const mapKey = `${caller}\u0000${key}`;
+    const inFlight = this.inFlightByKey.get(mapKey);
+    if (inFlight !== undefined) return this.sameSkill(await inFlight, skill, key);
+    const stored = this.store.findByIdempotencyKey(caller, key);
+    if (stored !== undefined) return this.sameSkill(await this.waitUntilFinal(stored, options), skill, key);
+    const promise = this.run(skill, input, options, caller).catch(async (error: unknown) => {
+      // Another process inserted the same key first: wait for its execution instead.
+      const winner = this.store.findByIdempotencyKey(caller, key);
+      if (winner === undefined) throw error;
+      return this.waitUntilFinal(winner, options);
+    });
+    this.inFlightByKey.set(mapKey, promise);
+    try {
+      return this.sameSkill(await promise, skill, key);
+    } finally {
+      this.inFlightByKey.delete(mapKey);
+    }
+  }
+
+  private sameSkill(execution: SkillExecution, skill: Skill, key: string): SkillExecution {
+    if (execution.skillName !== skill.name) {
+      throw new SkillboxError(
+        "IDEMPOTENCY_CONFLICT",
+        `Idempotency key "${key}" was already used for ${execution.skillName}, not ${skill.name}; use a new key`,
+        { data: { executionId: execution.id } },
+      );
+    }
+    return execution;
+  }
+
+  /** Polls a row written by another process until it is final (bounded by the caller's signal). */
+  private async waitUntilFinal(execution: SkillExecution, options: ExecuteOptions): Promise<SkillExecution> {
+    let current = execution;
+    while (!FINAL_STATUSES.has(current.status)) {
+      await sleep(25, undefined, options.signal ? { signal: options.signal } : undefined).catch(() => {
+        throw new SkillboxError("CANCELLED", `Cancelled while waiting for execution ${execution.id}`);
+      });
+      current = this.store.get(execution.id) ?? current;
+    }
+    return current;
+  }
+
+  private async run(
+    skill: Skill,
+    input: unknown,
+    options: ExecuteOptions,
+    caller: string,
+  ): Promise<SkillExecution> {
+    const id = randomUUID();
+    const createdAt = Date.now();
+    const startedAt = performance.now();
+    const parentExecutionId = options.parentExecutionId ?? null;
+    const sessionId = options.sessionId ?? null;
+    const interceptors = this.interceptors.forSkill(skill);
+    const interceptorContext = this.createInterceptorContext(
+      skill,
+      input,
+      id,
+      parentExecutionId,
+      caller,
+      sessionId,
+    );
+    const auditedInput =
+      interceptors.length === 0
+        ? input
+        : this.interceptors.applyAudit(interceptors, interceptorContext, { input }).input;
+    await this.store.start({
+      id,
+      skillId: skill.id,
+      skillName: skill.name,
+      skillVersion: skill.version,
+      apiKeyId: caller,
+      sessionId,
+      parentExecutionId,
+      idempotencyKey: options.idempotencyKey ?? null,
+      inputJson: serialize(auditedInput),
+      createdAt,
+    });
+    const parentDepth =
+      parentExecutionId === null ? -1 : (this.depthByExecution.get(parentExecutionId) ?? -1);
+    this.depthByExecution.set(id, parentDepth + 1);
+    const record: SkillExecution = {
+      id,
+      skillId: skill.id,
+      skillName: skill.name,
+      skillVersion: skill.version,
+      apiKeyId: caller,
+      sessionId,
+      parentExecutionId,
+      idempotencyKey: options.idempotencyKey ?? null,
+      input,
+      output: null,
+      status: "running",
+      error: null,
+      attempts: 0,
+      duration: null,
+      createdAt: new Date(createdAt).toISOString(),
+      finishedAt: null,
+    };
+    if (this.listenerCount("started") > 0) this.emit("started", { ...record });
+    const attempts = { count: 0 };
+    let outcome: Outcome;
+    try {
+      outcome = await this.runLifecycle(
+        skill,
+        interceptors,
+        interceptorContext,
+        options,
+        startedAt,
+        attempts,
+      );
+    } finally {
+      this.depthByExecution.delete(id);
+    }
+    const finishedAt = Date.now();
+    const duration = performance.now() - startedAt;
+    const auditedOutput =
+      interceptors.length === 0 || outcome.output === null
+        ? outcome.output
+        : this.interceptors.applyAudit(interceptors, interceptorContext, { output: outcome.output }).output;
+    await this.store.finish({
+      id,
+      status: outcome.status,
+      outputJson: serialize(auditedOutput ?? null),
+      error: outcome.error,
+      attempts: attempts.count,
+      duration,
+      finishedAt,
+    });
+    record.output = outcome.output ?? null;
+    record.status = outcome.status;
+    record.error = outcome.error;
+    record.attempts = attempts.count;
+    record.duration = duration;
+    record.finishedAt = new Date(finishedAt).toISOString();
+    if (this.listenerCount("finished") > 0) this.emit("finished", record);
+    return record;
+  }
+
+  private async runLifecycle(
+    skill: Skill,
+    interceptors: InterceptorList,
+    context: InterceptorContext,
+    options: ExecuteOptions,
+    startedAt: number,
+    attempts: { count: number },
+  ): Promise<Outcome> {
+    try {
+      let output: unknown;
+      const before =
+        interceptors.length === 0
+          ? { shortCircuited: false, output: undefined }
+          : await this.interceptors.runBefore(interceptors, context);
+      if (before.shortCircuited) {
+        output = before.output;
+      } else {
+        // Validated after `before` hooks: the schema guards what the handler actually receives.
+        this.validator.validateInput(skill, context.input);
+        output = await this.runAttempts(skill, context, options, startedAt, attempts);
+      }
+      if (interceptors.length > 0) {
+        output = await this.interceptors.runAfter(interceptors, context, {
+          output,
+          attempts: attempts.count,
+          duration: performance.now() - startedAt,
+        });
+      }
+      this.validator.validateOutput(skill, output);
+      return { status: "success", output, error: null };
+    } catch (thrown) {
+      let error = toSkillboxError(thrown, skill);
+      if (interceptors.length > 0) {
+        const handled = await this.interceptors.runOnError(interceptors, context, error);
+        if (handled.recovered) return { status: "success", output: handled.output, error: null };
+        error = handled.error;
+      }
+      return {
+        status: STATUS_BY_CODE[error.code] ?? "error",
+        output: null,
+        error: error.data === undefined ? { code: error.code, message: error.message } : error.toJSON(),
+      };
+    }
+  }
+
+  private async runAttempts(
+    skill: Skill,
+    context: InterceptorContext,
+    options: ExecuteOptions,
+    startedAt: number,
+    attempts: { count: number },
+  ): Promise<unknown> {
+    const policy = resolveRetryPolicy(skill, options);
+    const attemptTimeoutMs = options.timeoutMs ?? skill.timeoutMs ?? this.defaultTimeoutMs;
+    const totalTimeoutMs = options.totalTimeoutMs ?? this.defaultTotalTimeoutMs;
+    const deadline = totalTimeoutMs === undefined ? Number.POSITIVE_INFINITY : startedAt + totalTimeoutMs;
+    const label = `${skill.name}@${skill.version}`;
+    for (let attempt = 1; ; attempt++) {
+      attempts.count = attempt;
+      const remaining = deadline - performance.now();
+      const capped = remaining < attemptTimeoutMs;
+      try {
+        return await runAttempt(
+          {
+            timeoutMs: capped ? remaining : attemptTimeoutMs,
+            timeoutError: () =>
+              capped
+                ? new SkillboxError(
+                    "TIMEOUT",
+                    `${label} ran past its overall deadline of ${totalTimeoutMs} ms`,
+                    {
+                      retryable: false,
+                    },
+                  )
+                : new SkillboxError(
+                    "TIMEOUT",
+                    `${label} attempt ${attempt} timed out after ${attemptTimeoutMs} ms`,
+                  ),
+            callerSignal: options.signal,
+            cancelledError: () =>
+              new SkillboxError("CANCELLED", `${label} was cancelled by the caller`, {
+                data: { reason: String(options.signal?.reason) },
+              }),
+          },
+          (signal) => this.invokeRuntime(skill, context, attempt, signal),
+        );
+      } catch (error) {
+        if (attempt >= policy.maxAttempts || !isRetryable(error, policy)) throw error;
+        const delay = retryDelay(policy, attempt);
+        if (performance.now() + delay >= deadline) throw error;
+        context.logger.debug("retrying", {
+          skill: label,
+          attempt,
+          delay,
+          code: (error as SkillboxError).code,
+        });
+        await sleep(delay, undefined, options.signal ? { signal: options.signal } : undefined).catch(() => {
+          throw new SkillboxError("CANCELLED", `${label} was cancelled by the caller while waiting to retry`);
+        });
+      }
+    }
+  }
+
+  private invokeRuntime(
+    skill: Skill,
+    context: InterceptorContext,
+    attempt: number,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const runtime = this.runtimes.get(skill.runtime);
+    if (runtime === undefined) {
+      throw new SkillboxError(
+        "RUNTIME_NOT_FOUND",
+        `${skill.name}@${skill.version} needs the "${skill.runtime}" runtime, which this executor does not have ` +
+          `(available: ${[...this.runtimes.keys()].join(", ")}); install the package that provides it`,
+      );
+    }
+    const handlerContext = new ExecutionContext(
+      this,
+      skill,
+      context.executionId,
+      attempt,
+      context.apiKeyId,
+      context.sessionId,
+      signal,
+    );
+    return runtime.run({
+      skill,
+      input: context.input,
+      context: handlerContext,
+      resolveHandler: () => this.resolveHandler(skill),
+    });
+  }
+
+  private async resolveHandler(skill: Skill): Promise<SkillHandler> {
+    const registered = this.handlers.get(skill.handler);
+    if (registered !== undefined) return registered;
+    for (const resolver of this.resolvers) {
+      const handler = await resolver(skill);
+      if (handler !== undefined) return handler;
+    }
+    throw new SkillboxError(
+      "HANDLER_NOT_FOUND",
+      `${skill.name}@${skill.version}: no handler "${skill.handler}" is registered; call executor.registerHandler("${skill.handler}", fn)`,
+    );
+  }
+
+  private createInterceptorContext(
+    skill: Skill,
+    input: unknown,
+    executionId: string,
+    parentExecutionId: string | null,
+    apiKeyId: string,
+    sessionId: string | null,
+  ): InterceptorContext {
+    const executor = this;
+    let logger: SkillLogger | undefined;
+    return {
+      skill,
+      input,
+      executionId,
+      parentExecutionId,
+      apiKeyId,
+      sessionId,
+      state: {},
+      get logger() {
+        logger ??= executor.createLogger({ skill: `${skill.name}@${skill.version}`, executionId });
+        return logger;
+      },
+    };
+  }
+}

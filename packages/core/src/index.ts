@@ -1,0 +1,71 @@
+export { createSkillHost, type SkillHost, type SkillHostOptions } from "./create-skill-host.js";
+export {
+  DEFAULT_DATABASE_PATH,
+  type OpenDatabaseOptions,
+  openDatabase,
+  resolveDatabasePath,
+} from "./database/open-database.js";
+export { closeDefaultSkillHost, getDefaultSkillHost, skillExecutor, skillRegistry } from "./default-host.js";
+export {
+  deny,
+  isSkillboxError,
+  SkillboxError,
+  type SkillboxErrorCode,
+  type SkillboxErrorOptions,
+} from "./errors/skillbox-error.js";
+export type { ExecutionFilters } from "./executor/execution-store.js";
+export { DEFAULT_RETRY_POLICY, retryDelay } from "./executor/retry-policy.js";
+export {
+  type HandlerResolver,
+  SkillExecutor,
+  type SkillExecutorEvents,
+  type SkillExecutorOptions,
+} from "./executor/skill-executor.js";
+export {
+  type AuditEntry,
+  type BeforeHookResult,
+  defineInterceptor,
+  type Interceptor,
+  type InterceptorContext,
+  type InterceptorMatch,
+  type InterceptorResult,
+} from "./interceptors/define-interceptor.js";
+export { InterceptorChain } from "./interceptors/interceptor-chain.js";
+export {
+  type ConsoleLoggerOptions,
+  createConsoleLogger,
+  type LogLevel,
+} from "./logger/create-console-logger.js";
+export { GLOBAL_OWNERS, isGlobalOwner, isVisibleTo } from "./registry/owner-scope.js";
+export { parseSkillReference, type SkillReference } from "./registry/skill-reference.js";
+export {
+  type RegistryChange,
+  type ResolveOptions,
+  SkillRegistry,
+  type SkillRegistryOptions,
+} from "./registry/skill-registry.js";
+export { createInlineRuntime } from "./runtime/inline-runtime.js";
+export type { RuntimeRequest, SkillRuntime } from "./runtime/skill-runtime.js";
+export {
+  formatZodIssues,
+  retryPolicySchema,
+  SKILL_NAME_PATTERN,
+  type SkillRegistration,
+  sandboxSettingsSchema,
+  skillRegistrationSchema,
+} from "./schemas.js";
+export type {
+  ExecuteOptions,
+  ExecutionError,
+  ExecutionStatus,
+  GlobalOwner,
+  JsonSchema,
+  RetryPolicy,
+  Skill,
+  SkillContext,
+  SkillExecution,
+  SkillHandler,
+  SkillLogger,
+  SkillRuntimeName,
+  SkillSandboxSettings,
+} from "./types.js";

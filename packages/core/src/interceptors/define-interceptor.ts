@@ -1,0 +1,76 @@
+import type { SkillboxError } from "../errors/skillbox-error.js";
+import type { Skill, SkillLogger } from "../types.js";
+
+/** What every hook of an interceptor sees about the execution. */
+export interface InterceptorContext {
+  skill: Skill;
+  /** The input as it currently stands (after earlier `before` hooks). */
+  input: unknown;
+  executionId: string;
+  parentExecutionId: string | null;
+  apiKeyId: string;
+  sessionId: string | null;
+  /** Scratch space shared by all hooks of all interceptors for this one execution. */
+  state: Record<string, unknown>;
+  logger: SkillLogger;
+}
+
+/** The outcome an `after` hook sees. */
+export interface InterceptorResult {
+  output: unknown;
+  attempts: number;
+  /** Milliseconds since the execution started. */
+  duration: number;
+}
+
+/** What `before` may return: nothing (continue), a new input, or an output that skips the handler. */
+export type BeforeHookResult = undefined | { input: unknown } | { output: unknown };
+
+/** What gets written to the audit trail; the `audit` hook may rewrite it (redaction). */
+export interface AuditEntry {
+  input?: unknown;
+  output?: unknown;
+}
+
+/**
+ * Selects the skills an interceptor applies to: name glob patterns (`"github.*"`), tags (any
+ * of them), both (all conditions hold), or a predicate. No `match` means every skill.
+ */
+export type InterceptorMatch = { names?: string | string[]; tags?: string[] } | ((skill: Skill) => boolean);
+
+/**
+ * An interceptor: a plain object of optional hooks. Order on the way in is ascending `order`
+ * (`before`); on the way out it is the reverse (`after`, `onError`) — like layers of an onion.
+ */
+export interface Interceptor {
+  /** Unique name; registering another interceptor with the same name replaces it. */
+  name: string;
+  /** Lower runs first on the way in and last on the way out (default 0). */
+  order?: number;
+  match?: InterceptorMatch;
+  /**
+   * Runs before the handler. Return `{ input }` to rewrite the input, `{ output }` to answer
+   * without running the handler, or throw `deny(...)` to refuse (status `denied`).
+   */
+  before?(context: InterceptorContext): BeforeHookResult | Promise<BeforeHookResult>;
+  /** Runs after success. Return `{ output }` to replace the output. */
+  after?(
+    context: InterceptorContext,
+    result: InterceptorResult,
+  ): undefined | { output: unknown } | Promise<undefined | { output: unknown }>;
+  /**
+   * Runs after a failure. Return `{ output }` to recover (the execution then succeeds), or
+   * nothing to let the error stand. Denials and cancellations cannot be recovered.
+   */
+  onError?(
+    context: InterceptorContext,
+    error: SkillboxError,
+  ): undefined | { output: unknown } | Promise<undefined | { output: unknown }>;
+  /** Rewrites what is stored in the audit trail (never what the caller gets). Must be synchronous. */
+  audit?(context: InterceptorContext, entry: AuditEntry): AuditEntry;
+}
+
+/** Identity helper that gives interceptor objects their type. */
+export function defineInterceptor<const T extends Interceptor>(interceptor: T): T {
+  return interceptor;
+}

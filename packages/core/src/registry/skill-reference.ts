@@ -1,0 +1,25 @@
+import { SkillboxError } from "../errors/skillbox-error.js";
+
+/** A parsed `name@range` reference. */
+export interface SkillReference {
+  name: string;
+  /** The semver range; `undefined` when the reference named no version. */
+  range: string | undefined;
+}
+
+/**
+ * Splits `name@range` (and `@scope/name@range`) into its parts. The `@` of a scope
+ * is not a separator.
+ */
+export function parseSkillReference(reference: string): SkillReference {
+  if (typeof reference !== "string" || reference.trim() === "") {
+    throw new SkillboxError(
+      "SKILL_NOT_FOUND",
+      `A skill reference must be a non-empty string such as "echo" or "echo@^1.0.0", got ${JSON.stringify(reference)}`,
+    );
+  }
+  const separator = reference.lastIndexOf("@");
+  if (separator <= 0) return { name: reference.trim(), range: undefined };
+  const range = reference.slice(separator + 1).trim();
+  return { name: reference.slice(0, separator).trim(), range: range === "" ? undefined : range };
+}

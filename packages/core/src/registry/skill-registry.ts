@@ -1,0 +1,274 @@
+import { EventEmitter } from "node:events";
+import type Database from "better-sqlite3";
+import semver from "semver";
+import { SkillboxError } from "../errors/skillbox-error.js";
+import { formatZodIssues, type SkillRegistration, skillRegistrationSchema } from "../schemas.js";
+import type { Skill } from "../types.js";
+import { isVisibleTo, ownerPrecedence } from "./owner-scope.js";
+import { parseSkillReference } from "./skill-reference.js";
+import { type SkillDefinition, SkillStore } from "./skill-store.js";
+
+/** Options of {@link SkillRegistry}. */
+export interface SkillRegistryOptions {
+  /** An open Skillbox database (see `openDatabase`). */
+  database: Database.Database;
+}
+
+/** Why the registry's contents changed. */
+export interface RegistryChange {
+  /** `local` for writes through this instance, `external` for writes seen from another connection. */
+  origin: "local" | "external";
+  kind: "registered" | "unregistered" | "enabled" | "disabled" | "reloaded";
+  skill?: Skill;
+}
+
+/** Options of {@link SkillRegistry.resolveVersion}. */
+export interface ResolveOptions {
+  /** Also consider disabled versions (default false). */
+  includeDisabled?: boolean;
+}
+
+const MAX_RESOLUTION_CACHE_ENTRIES = 10_000;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The single source of truth for skill metadata: SQLite for durability, two in-memory
+ * caches (all skills by id; versions per name) for lookups. Writes go to SQLite first and
+ * invalidate the caches; writes by other processes are noticed on the next lookup through
+ * `PRAGMA data_version` and a revision counter maintained by triggers, with no TTL.
+ *
+ * Emits `change` ({@link RegistryChange}) after every change it sees.
+ */
+export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
+  readonly database: Database.Database;
+  private readonly store: SkillStore;
+  /** All skills by id. */
+  private registeredSkills = new Map<string, Skill>();
+  /** Versions per name, highest version first. */
+  private versionCache = new Map<string, Skill[]>();
+  private resolutionCache = new Map<string, Skill | null>();
+  private loaded = false;
+  private seenDataVersion = -1;
+  private seenRevision = -1;
+
+  constructor(options: SkillRegistryOptions) {
+    super();
+    this.database = options.database;
+    this.store = new SkillStore(options.database);
+  }
+
+  /** Validates and stores a skill version; re-registering an identical definition writes nothing. */
+  register(registration: SkillRegistration): Skill {
+    return this.registerMany([registration])[0]!;
+  }
+
+  /** Registers several skills in one transaction (used by loaders for bulk sync). */
+  registerMany(registrations: readonly SkillRegistration[]): Skill[] {
+    const definitions = registrations.map(toDefinition);
+    const results = this.write(() => definitions.map((definition) => this.store.upsert(definition)));
+    const written = results.filter((result) => result.written);
+    if (written.length > 0) {
+      this.invalidateCache();
+      for (const { skill } of written) this.emit("change", { origin: "local", kind: "registered", skill });
+    }
+    return results.map((result) => result.skill);
+  }
+
+  /**
+   * Removes skills named `name`: one version, or all versions when `version` is omitted;
+   * only those of `owner` when given. Returns how many were removed.
+   */
+  unregister(name: string, version?: string, owner?: string): number {
+    const victims = this.all().filter(
+      (skill) =>
+        skill.name === name &&
+        (version === undefined || skill.version === version) &&
+        (owner === undefined || skill.apiKeyId === owner),
+    );
+    if (victims.length === 0) return 0;
+    this.write(() => {
+      for (const skill of victims) this.store.deleteById(skill.id);
+    });
+    this.invalidateCache();
+    for (const skill of victims) this.emit("change", { origin: "local", kind: "unregistered", skill });
+    return victims.length;
+  }
+
+  /** Removes one skill version by id. Returns false when no such id exists. */
+  unregisterById(id: string): boolean {
+    const skill = this.store.findById(id);
+    if (skill === undefined) return false;
+    this.write(() => this.store.deleteById(id));
+    this.invalidateCache();
+    this.emit("change", { origin: "local", kind: "unregistered", skill });
+    return true;
+  }
+
+  /** Enables or disables a skill version without deleting it. Returns the updated skill, or null. */
+  setEnabledById(id: string, enabled: boolean): Skill | null {
+    const changed = this.write(() => this.store.setEnabled(id, enabled));
+    if (!changed) return null;
+    this.invalidateCache();
+    const skill = this.getSkill(id) ?? null;
+    if (skill) this.emit("change", { origin: "local", kind: enabled ? "enabled" : "disabled", skill });
+    return skill;
+  }
+
+  /** Every skill visible to `owner` (all skills when omitted), by name, highest version first. */
+  list(owner?: string): Skill[] {
+    return this.all()
+      .filter((skill) => isVisibleTo(skill.apiKeyId, owner))
+      .sort((a, b) => a.name.localeCompare(b.name) || semver.rcompare(a.version, b.version));
+  }
+
+  /**
+   * Looks a skill up by id, by `name@range` or by `name` (highest stable version).
+   * Disabled skills are returned too; `execute` is what refuses them.
+   */
+  getSkill(idOrReference: string, owner?: string): Skill | undefined {
+    this.ensureFresh();
+    if (UUID_PATTERN.test(idOrReference)) {
+      const skill = this.registeredSkills.get(idOrReference);
+      return skill && isVisibleTo(skill.apiKeyId, owner) ? skill : undefined;
+    }
+    const { name, range } = parseSkillReference(idOrReference);
+    return this.resolveVersion(name, range, owner, { includeDisabled: true }) ?? undefined;
+  }
+
+  /** All versions of `name` visible to `owner`, highest first; the owner's own shadow global ones. */
+  getSkillVersions(name: string, owner?: string): Skill[] {
+    this.ensureFresh();
+    const byVersion = new Map<string, Skill>();
+    for (const skill of this.versionCache.get(name) ?? []) {
+      if (!isVisibleTo(skill.apiKeyId, owner)) continue;
+      const current = byVersion.get(skill.version);
+      if (!current || ownerPrecedence(skill.apiKeyId, owner) < ownerPrecedence(current.apiKeyId, owner)) {
+        byVersion.set(skill.version, skill);
+      }
+    }
+    return [...byVersion.values()];
+  }
+
+  /**
+   * The highest version of `name` satisfying `range` that `owner` may see, or null.
+   * No range means the highest stable version; prereleases match only when the range names one.
+   */
+  resolveVersion(name: string, range?: string, owner?: string, options: ResolveOptions = {}): Skill | null {
+    this.ensureFresh();
+    const key = `${owner ?? ""}\u0000${name}\u0000${range ?? ""}\u0000${options.includeDisabled === true}`;
+    const cached = this.resolutionCache.get(key);
+    if (cached !== undefined) return cached;
+    const candidates = this.getSkillVersions(name, owner).filter(
+      (skill) => options.includeDisabled === true || skill.enabled,
+    );
+    const best = semver.maxSatisfying(
+      candidates.map((skill) => skill.version),
+      range === undefined || range === "latest" ? "*" : range,
+    );
+    const resolved = candidates.find((skill) => skill.version === best) ?? null;
+    if (this.resolutionCache.size >= MAX_RESOLUTION_CACHE_ENTRIES) this.resolutionCache.clear();
+    this.resolutionCache.set(key, resolved);
+    return resolved;
+  }
+
+  /** `semver.satisfies`: true when `version` is inside `range`. */
+  satisfies(version: string, range: string): boolean {
+    return semver.satisfies(version, range);
+  }
+
+  /** `semver.compare`: negative, zero or positive. */
+  compareVersions(a: string, b: string): number {
+    return semver.compare(a, b);
+  }
+
+  /** Rebuilds both caches from SQLite. */
+  loadFromDatabase(): void {
+    const { skills, revision } = this.store.readAll();
+    this.registeredSkills = new Map(skills.map((skill) => [skill.id, skill]));
+    const versions = new Map<string, Skill[]>();
+    for (const skill of skills) {
+      const list = versions.get(skill.name) ?? [];
+      list.push(skill);
+      versions.set(skill.name, list);
+    }
+    for (const list of versions.values()) list.sort((a, b) => semver.rcompare(a.version, b.version));
+    this.versionCache = versions;
+    this.resolutionCache = new Map();
+    this.seenRevision = revision;
+    this.loaded = true;
+  }
+
+  /** Drops the caches; the next lookup reloads from SQLite. */
+  invalidateCache(): void {
+    this.loaded = false;
+    this.resolutionCache.clear();
+  }
+
+  private all(): Skill[] {
+    this.ensureFresh();
+    return [...this.registeredSkills.values()];
+  }
+
+  /**
+   * Serves from cache only while no other connection has changed `skills`. `data_version`
+   * moves on any foreign commit (audit rows too), so the revision counter decides whether
+   * the foreign commit touched skills at all.
+   */
+  private ensureFresh(): void {
+    const dataVersion = this.store.dataVersion();
+    if (dataVersion !== this.seenDataVersion) {
+      this.seenDataVersion = dataVersion;
+      if (this.loaded && this.store.revision() !== this.seenRevision) {
+        this.loaded = false;
+        this.loadFromDatabase();
+        this.emit("change", { origin: "external", kind: "reloaded" });
+        return;
+      }
+    }
+    if (!this.loaded) this.loadFromDatabase();
+  }
+
+  private write<T>(work: () => T): T {
+    try {
+      return this.database.transaction(work).immediate();
+    } catch (error) {
+      throw new SkillboxError("DATABASE_ERROR", `Skill registry write failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+function toDefinition(registration: SkillRegistration): SkillDefinition {
+  const parsed = skillRegistrationSchema.safeParse(registration);
+  if (!parsed.success) {
+    const subject =
+      typeof registration?.name === "string" ? `register("${registration.name}")` : "register()";
+    throw new SkillboxError("REGISTRATION_INVALID", formatZodIssues(parsed.error, subject), {
+      data: parsed.error.issues,
+    });
+  }
+  const value = parsed.data;
+  const output = value.schema?.output ?? value.output;
+  return {
+    name: value.name,
+    version: semver.valid(value.version)!,
+    description: value.description,
+    apiKeyId: value.apiKeyId,
+    schema:
+      output === undefined
+        ? { input: value.schema?.input ?? value.input ?? {} }
+        : { input: value.schema?.input ?? value.input ?? {}, output },
+    handler: value.handler,
+    runtime: value.runtime,
+    timeoutMs: value.timeoutMs,
+    retry: value.retry,
+    memoryMb: value.memoryMb,
+    sandbox: value.sandbox,
+    requires: value.requires,
+    tags: value.tags,
+    enabled: value.enabled,
+    source: value.source,
+    metadata: value.metadata,
+  };
+}

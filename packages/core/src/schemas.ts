@@ -1,0 +1,87 @@
+import semver from "semver";
+import { z } from "zod";
+
+/** Skill names: optional npm-style scope, then letters, digits, `.`, `_`, `-` (no `@`, which separates the version range). */
+export const SKILL_NAME_PATTERN = /^(@[a-z0-9][\w.-]*\/)?[a-zA-Z0-9][\w.-]*$/;
+
+const jsonSchema = z.record(z.string(), z.unknown(), {
+  error: "must be a JSON Schema object",
+});
+
+/** Zod schema of a retry policy (all fields optional; defaults are applied by the executor). */
+export const retryPolicySchema = z
+  .object({
+    maxAttempts: z.number().int().min(1).max(100),
+    initialDelayMs: z.number().min(0),
+    backoffCoefficient: z.number().min(1),
+    maxDelayMs: z.number().min(0),
+    jitter: z.number().min(0).max(1),
+    nonRetryableCodes: z.array(z.string()),
+  })
+  .partial()
+  .strict();
+
+/** Zod schema of a skill's sandbox block. */
+export const sandboxSettingsSchema = z
+  .object({
+    image: z.string().min(1).optional(),
+    command: z.array(z.string()).optional(),
+    memoryMb: z.number().positive().optional(),
+    cpus: z.number().positive().optional(),
+    pidsLimit: z.number().int().positive().optional(),
+    network: z.boolean().optional(),
+  })
+  .loose();
+
+/**
+ * Zod schema of what `register()` accepts. Schemas may be given as `schema: { input, output }`
+ * (as in the reference) or as top-level `input` / `output` (as in manifests).
+ */
+export const skillRegistrationSchema = z
+  .object({
+    name: z
+      .string({ error: "must be a string" })
+      .regex(SKILL_NAME_PATTERN, 'must be a skill name such as "echo" or "@acme/weather"'),
+    version: z.string({ error: "must be a string" }).refine((value) => semver.valid(value) !== null, {
+      error: (issue) => `must be a semver version such as "1.0.0", got ${JSON.stringify(issue.input)}`,
+    }),
+    description: z.string().default(""),
+    schema: z.object({ input: jsonSchema.optional(), output: jsonSchema.optional() }).optional(),
+    input: jsonSchema.optional(),
+    output: jsonSchema.optional(),
+    handler: z.string().min(1, "must name a handler"),
+    runtime: z.string().min(1).default("inline"),
+    timeoutMs: z.number().int().positive().optional(),
+    retry: retryPolicySchema.optional(),
+    memoryMb: z.number().positive().optional(),
+    sandbox: sandboxSettingsSchema.optional(),
+    requires: z.record(z.string(), z.string()).optional(),
+    tags: z.array(z.string()).default([]),
+    enabled: z.boolean().default(true),
+    apiKeyId: z.string().min(1).default("system"),
+    source: z.string().default("api"),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((value, context) => {
+    for (const [dependency, range] of Object.entries(value.requires ?? {})) {
+      if (semver.validRange(range) === null) {
+        context.addIssue({
+          code: "custom",
+          path: ["requires", dependency],
+          message: `must be a semver range such as "^1.0.0", got ${JSON.stringify(range)}`,
+        });
+      }
+    }
+  });
+
+/** What `register()` accepts. */
+export type SkillRegistration = z.input<typeof skillRegistrationSchema>;
+
+/** Formats zod issues as one line per field: "`version` must be …". */
+export function formatZodIssues(error: z.ZodError, subject: string): string {
+  const lines = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? `\`${issue.path.join(".")}\`` : "value";
+    return `${subject}: ${field} ${issue.message}`;
+  });
+  return lines.join("\n");
+}

@@ -1,0 +1,161 @@
+import type { SkillboxErrorCode } from "./errors/skillbox-error.js";
+
+/** A JSON Schema document (draft 2020-12 / draft-07 subset understood by Ajv). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Owners whose skills every caller can see. */
+export type GlobalOwner = "system" | "public";
+
+/** How a skill's handler is run. `inline` is built in; other runtimes are registered by packages. */
+export type SkillRuntimeName = "inline" | "worker" | "container" | (string & {});
+
+/** Retry policy of a skill or of a single call. Delays grow as `initialDelayMs * backoffCoefficient^(attempt-1)`. */
+export interface RetryPolicy {
+  /** Total attempts including the first (1 = no retry). */
+  maxAttempts: number;
+  /** Delay before the second attempt, in ms. */
+  initialDelayMs: number;
+  /** Multiplier applied to the delay after each attempt. */
+  backoffCoefficient: number;
+  /** Upper bound of a single delay, in ms. */
+  maxDelayMs: number;
+  /** Random spread as a fraction of the delay (0 = none, 0.2 = ±20 %). */
+  jitter: number;
+  /** Error codes that are never retried in addition to the built-in ones. */
+  nonRetryableCodes: string[];
+}
+
+/** Container sandbox settings of a skill (used by the container runtime). */
+export interface SkillSandboxSettings {
+  image?: string;
+  command?: string[];
+  memoryMb?: number;
+  cpus?: number;
+  pidsLimit?: number;
+  network?: boolean;
+  [key: string]: unknown;
+}
+
+/** A registered skill version as stored in the registry. */
+export interface Skill {
+  /** Stable id of this owner/name/version. */
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  /** Owner id (`apiKeyId` in the reference). `system` and `public` are global. */
+  apiKeyId: string;
+  /** Both schemas together, as the reference names them. */
+  schema: { input: JsonSchema; output?: JsonSchema };
+  /** Handler reference: a name passed to `registerHandler`, or a loader-specific reference. */
+  handler: string;
+  runtime: SkillRuntimeName;
+  /** Per-attempt timeout in ms; `undefined` means the executor default. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Memory limit in MiB for runtimes that can enforce one. */
+  memoryMb?: number;
+  sandbox?: SkillSandboxSettings;
+  /** Other skills this one may call through `ctx.call` (name → semver range). */
+  requires?: Record<string, string>;
+  tags: string[];
+  enabled: boolean;
+  /** Where the skill was loaded from (a folder, a package), or `api`. */
+  source: string;
+  /** Hash of the definition, used by loaders to skip unchanged packages. */
+  contentHash: string;
+  /** Free-form metadata for loaders and runtimes. */
+  metadata?: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Status of an execution row. */
+export type ExecutionStatus =
+  | "pending"
+  | "running"
+  | "success"
+  | "error"
+  | "timeout"
+  | "cancelled"
+  | "denied"
+  | "interrupted";
+
+/** The error part of an execution record. */
+export interface ExecutionError {
+  code: SkillboxErrorCode | (string & {});
+  message: string;
+  data?: unknown;
+}
+
+/** One row of the audit trail (`skill_executions`). */
+export interface SkillExecution<Output = unknown> {
+  id: string;
+  skillId: string;
+  skillName: string;
+  skillVersion: string;
+  /** The caller's owner id. */
+  apiKeyId: string;
+  sessionId: string | null;
+  parentExecutionId: string | null;
+  idempotencyKey: string | null;
+  input: unknown;
+  output: Output | null;
+  status: ExecutionStatus;
+  error: ExecutionError | null;
+  attempts: number;
+  /** Wall time in ms from start to the final state. */
+  duration: number | null;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+/** Minimal structured logger handed to handlers and interceptors. */
+export interface SkillLogger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a handler receives as its second argument. */
+export interface SkillContext {
+  /** Aborted on timeout, on the caller's cancellation, or when the overall deadline passes. */
+  signal: AbortSignal;
+  executionId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  apiKeyId: string;
+  sessionId: string | null;
+  skill: Skill;
+  logger: SkillLogger;
+  /** Runs another skill as a nested execution (recorded with this one as its parent) and returns its output. */
+  call<Output = unknown>(reference: string, input: unknown): Promise<Output>;
+}
+
+/** A skill implementation. */
+// biome-ignore lint/suspicious/noExplicitAny: untyped handlers read fields of their input, as in the reference example.
+export type SkillHandler<Input = any, Output = unknown> = (
+  input: Input,
+  context: SkillContext,
+) => Output | Promise<Output>;
+
+/** Per-call options of `execute()`. */
+export interface ExecuteOptions {
+  /** The caller's owner id; defaults to `public`. */
+  apiKeyId?: string;
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Per-attempt timeout override in ms. */
+  timeoutMs?: number;
+  /** Overall deadline across all attempts and delays, in ms. */
+  totalTimeoutMs?: number;
+  /** Retries after the first attempt (the reference's `maxRetries`); shorthand for `retry.maxAttempts - 1`. */
+  maxRetries?: number;
+  /** Retry policy override for this call. */
+  retry?: Partial<RetryPolicy>;
+  /** A second call with the same key and owner returns the stored execution instead of running again. */
+  idempotencyKey?: string;
+  /** Set by `ctx.call`; links the nested execution to its parent. */
+  parentExecutionId?: string;
+}
