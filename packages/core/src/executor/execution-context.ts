@@ -1,4 +1,5 @@
 import type { Skill, SkillContext, SkillLogger } from "../types.js";
+import type { LazyAbortSignal } from "./lazy-abort-signal.js";
 
 /** The parts of the executor a handler context needs. */
 export interface ExecutionContextHost {
@@ -19,8 +20,12 @@ export class ExecutionContext implements SkillContext {
     readonly attempt: number,
     readonly apiKeyId: string,
     readonly sessionId: string | null,
-    readonly signal: AbortSignal,
+    private readonly abort: LazyAbortSignal,
   ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
 
   get logger(): SkillLogger {
     this.cachedLogger ??= this.host.createLogger({

@@ -1,4 +1,5 @@
 import type { SkillboxError } from "../errors/skillbox-error.js";
+import { LazyAbortSignal } from "./lazy-abort-signal.js";
 
 /** Largest delay `setTimeout` accepts; longer timeouts are clamped to it. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -15,16 +16,16 @@ export interface AttemptLimits {
 }
 
 /**
- * Runs `work` with a fresh AbortSignal and settles at the first of: the work settling, the
+ * Runs `work` with a fresh (lazily created) AbortSignal and settles at the first of: the work settling, the
  * timeout, or the caller's cancellation. On timeout or cancellation the signal is aborted
  * and the promise rejects *at once*, whether or not the work honours the signal; a late
  * result or rejection of the work is then ignored.
  */
 export function runAttempt<T>(
   limits: AttemptLimits,
-  work: (signal: AbortSignal) => Promise<T> | T,
+  work: (abort: LazyAbortSignal) => Promise<T> | T,
 ): Promise<T> {
-  const controller = new AbortController();
+  const controller = new LazyAbortSignal();
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const settle = (action: () => void) => {
@@ -50,7 +51,7 @@ export function runAttempt<T>(
     limits.callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
     let pending: Promise<T>;
     try {
-      pending = Promise.resolve(work(controller.signal));
+      pending = Promise.resolve(work(controller));
     } catch (error) {
       pending = Promise.reject(error);
     }

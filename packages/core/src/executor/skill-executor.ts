@@ -3,6 +3,7 @@ import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import semver from "semver";
+import { v7 as timeOrderedUuid } from "uuid";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import type { Interceptor, InterceptorContext } from "../interceptors/define-interceptor.js";
 import { InterceptorChain, type InterceptorList } from "../interceptors/interceptor-chain.js";
@@ -22,6 +23,7 @@ import type {
 } from "../types.js";
 import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
+import type { LazyAbortSignal } from "./lazy-abort-signal.js";
 import { isRetryable, resolveRetryPolicy, retryDelay } from "./retry-policy.js";
 import { runAttempt } from "./run-attempt.js";
 import { SchemaValidator } from "./schema-validator.js";
@@ -344,7 +346,9 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     options: ExecuteOptions,
     caller: string,
   ): Promise<SkillExecution> {
-    const id = randomUUID();
+    // Time-ordered ids keep inserts at the right edge of the primary-key index: far fewer
+    // dirty pages per commit than random v4 ids.
+    const id = timeOrderedUuid();
     const createdAt = Date.now();
     const startedAt = performance.now();
     const parentExecutionId = options.parentExecutionId ?? null;
@@ -519,7 +523,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
                 data: { reason: String(options.signal?.reason) },
               }),
           },
-          (signal) => this.invokeRuntime(skill, context, attempt, signal),
+          (abort) => this.invokeRuntime(skill, context, attempt, abort),
         );
       } catch (error) {
         if (attempt >= policy.maxAttempts || !isRetryable(error, policy)) throw error;
@@ -542,7 +546,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     skill: Skill,
     context: InterceptorContext,
     attempt: number,
-    signal: AbortSignal,
+    abort: LazyAbortSignal,
   ): Promise<unknown> {
     const runtime = this.runtimes.get(skill.runtime);
     if (runtime === undefined) {
@@ -559,7 +563,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       attempt,
       context.apiKeyId,
       context.sessionId,
-      signal,
+      abort,
     );
     return runtime.run({
       skill,

@@ -50,6 +50,11 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   private loaded = false;
   private seenDataVersion = -1;
   private seenRevision = -1;
+  /** True until the end of the current event-loop turn after a freshness check. */
+  private checkedThisTurn = false;
+  private readonly endTurn = () => {
+    this.checkedThisTurn = false;
+  };
 
   constructor(options: SkillRegistryOptions) {
     super();
@@ -212,9 +217,17 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   /**
    * Serves from cache only while no other connection has changed `skills`. `data_version`
    * moves on any foreign commit (audit rows too), so the revision counter decides whether
-   * the foreign commit touched skills at all.
+   * the foreign commit touched skills at all. Reading `data_version` takes a WAL read lock
+   * (a few syscalls), so it is read once per event-loop turn: lookups in the same synchronous
+   * run share the answer, and any lookup after I/O sees foreign writes.
    */
   private ensureFresh(): void {
+    if (this.checkedThisTurn) {
+      if (!this.loaded) this.loadFromDatabase();
+      return;
+    }
+    this.checkedThisTurn = true;
+    setImmediate(this.endTurn).unref();
     const dataVersion = this.store.dataVersion();
     if (dataVersion !== this.seenDataVersion) {
       this.seenDataVersion = dataVersion;

@@ -1,0 +1,13 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSkillHost, defineInterceptor } from "@skillbox/core";
+import { concurrentRate } from "./lib/measure.mjs";
+const nothing = () => {};
+const host = createSkillHost({ database: join(mkdtempSync(join(tmpdir(), "p-")), "s.db"), logger: { debug: nothing, info: nothing, warn: nothing, error: nothing } });
+host.registry.register({ name: "noop", version: "1.0.0", schema: { input: { type: "object" } }, handler: "noop", apiKeyId: "public" });
+host.executor.registerHandler("noop", async (i) => i);
+for (const name of ["a", "b", "c"]) host.executor.use(defineInterceptor({ name, before() {}, after() {} }));
+const input = { value: 1 };
+await concurrentRate(5000, 64, () => host.executor.execute("noop", input));
+console.log(Math.round(await concurrentRate(60000, 64, () => host.executor.execute("noop", input))));
