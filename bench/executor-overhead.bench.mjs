@@ -68,7 +68,9 @@ try {
   const sequentialRatio = rates.rawSqliteFloor / rates.skillboxSequential;
   console.log("executor overhead (no-op inline skill, 3 no-op interceptors, audit trail on)");
   console.log(`  bare handler call           ${formatRate(rates.bareCall)}`);
-  console.log(`  raw better-sqlite3 floor    ${formatRate(rates.rawSqliteFloor)}  (INSERT + UPDATE per call, sequential)`);
+  console.log(
+    `  raw better-sqlite3 floor    ${formatRate(rates.rawSqliteFloor)}  (INSERT + UPDATE per call, sequential)`,
+  );
   console.log(`  skillbox sequential         ${formatRate(rates.skillboxSequential)}`);
   console.log(`  skillbox concurrency 64     ${formatRate(rates.skillboxConcurrent64)}`);
   console.log(
@@ -77,7 +79,9 @@ try {
   console.log(
     `  concurrency 64 = ${formatRate(rates.skillboxConcurrent64)} (target >= 50,000/s) ${rates.skillboxConcurrent64 >= 50_000 ? "OK" : "MISSED"}`,
   );
-  console.log(`  skillbox concurrency 64 / raw floor = ${(rates.skillboxConcurrent64 / rates.rawSqliteFloor).toFixed(2)}x`);
+  console.log(
+    `  skillbox concurrency 64 / raw floor = ${(rates.skillboxConcurrent64 / rates.rawSqliteFloor).toFixed(2)}x`,
+  );
   console.log(`  (medians of ${ROUNDS} interleaved rounds)`);
 } finally {
   rmSync(directory, { recursive: true, force: true });

@@ -21,7 +21,9 @@ skillExecutor.use(
   defineInterceptor({
     name: "timing",
     after(context, result) {
-      console.log(`[timing] ${context.skill.name}@${context.skill.version} took ${result.duration.toFixed(2)} ms`);
+      console.log(
+        `[timing] ${context.skill.name}@${context.skill.version} took ${result.duration.toFixed(2)} ms`,
+      );
     },
   }),
 );
@@ -47,4 +49,6 @@ console.table(
     ms: row.duration?.toFixed(2),
   })),
 );
-console.log(`executions recorded for user-123 so far: ${skillExecutor.countExecutions({ owner: "user-123" })}`);
+console.log(
+  `executions recorded for user-123 so far: ${skillExecutor.countExecutions({ owner: "user-123" })}`,
+);

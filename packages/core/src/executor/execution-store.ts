@@ -2,6 +2,19 @@ import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
+import {
+  AuditBatcher,
+  type AuditWriteMode,
+  type ExecutionFinish,
+  type ExecutionStart,
+} from "./audit-batcher.js";
+
+/** Options of {@link ExecutionStore}. */
+export interface ExecutionStoreOptions {
+  /** `thread` (default) commits audit batches on a writer thread; `inline` on the caller's connection. */
+  writeMode?: AuditWriteMode;
+  busyTimeoutMs?: number;
+}
 
 /** Filters of `listExecutions` / `countExecutions`. */
 export interface ExecutionFilters {
@@ -17,33 +30,6 @@ export interface ExecutionFilters {
   /** Page size (default 50, at most 1000). */
   limit?: number;
   offset?: number;
-}
-
-/** The row written when an execution starts. */
-export interface ExecutionStart {
-  id: string;
-  skillId: string;
-  skillName: string;
-  skillVersion: string;
-  apiKeyId: string;
-  sessionId: string | null;
-  parentExecutionId: string | null;
-  idempotencyKey: string | null;
-  /** Already serialised (and redacted) input. */
-  inputJson: string | null;
-  createdAt: number;
-}
-
-/** The final state of an execution. */
-export interface ExecutionFinish {
-  id: string;
-  status: ExecutionStatus;
-  /** Already serialised (and redacted) output. */
-  outputJson: string | null;
-  error: ExecutionError | null;
-  attempts: number;
-  duration: number;
-  finishedAt: number;
 }
 
 interface ExecutionRow {
@@ -66,10 +52,6 @@ interface ExecutionRow {
   created_at: number;
   finished_at: number | null;
 }
-
-type Pending =
-  | { kind: "start"; row: ExecutionStart; resolve: () => void; reject: (error: unknown) => void }
-  | { kind: "finish"; row: ExecutionFinish; resolve: () => void; reject: (error: unknown) => void };
 
 const MAX_PAGE = 1000;
 
@@ -110,34 +92,26 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * The audit trail in `skill_executions`. Writes are group-committed: every start and finish
- * queued during one turn of the event loop is written in a single immediate transaction,
- * and each caller's promise settles only after that transaction commits. Under load this
- * turns thousands of commits into a few, without ever resolving an unwritten row.
+ * The audit trail in `skill_executions`: group-committed writes (see `AuditBatcher`) and the
+ * queries behind `getExecution`, `listExecutions` and `countExecutions`.
  */
 export class ExecutionStore {
   /** Identifies this store's process, so a later start can tell which `running` rows were orphaned. */
   readonly runnerId: string;
   private readonly statements;
-  private queue: Pending[] = [];
-  private flushScheduled = false;
+  private readonly batcher: AuditBatcher;
   private readonly host = hostname();
 
-  constructor(
-    private readonly database: Database.Database,
-    runnerId: string,
-  ) {
+  constructor(database: Database.Database, runnerId: string, options: ExecutionStoreOptions = {}) {
+    this.database = database;
     this.runnerId = runnerId;
+    this.batcher = new AuditBatcher(
+      database,
+      runnerId,
+      options.writeMode ?? "thread",
+      options.busyTimeoutMs ?? 5000,
+    );
     this.statements = {
-      insert: database.prepare(
-        `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
-           parent_execution_id, idempotency_key, input, status, attempts, created_at, runner_id, runner_pid, runner_host)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?, ?, ?, ?)`,
-      ),
-      finish: database.prepare(
-        `UPDATE skill_executions SET status = ?, output = ?, error_code = ?, error_message = ?, error_data = ?,
-           attempts = ?, duration_ms = ?, finished_at = ? WHERE id = ?`,
-      ),
       byId: database.prepare<[string], ExecutionRow>("SELECT * FROM skill_executions WHERE id = ?"),
       byIdempotencyKey: database.prepare<[string, string], ExecutionRow>(
         "SELECT * FROM skill_executions WHERE api_key_id = ? AND idempotency_key = ?",
@@ -154,21 +128,26 @@ export class ExecutionStore {
     };
   }
 
+  private readonly database: Database.Database;
+
   /** Queues the `running` row; resolves once it is committed. */
   start(row: ExecutionStart): Promise<void> {
-    return new Promise((resolve, reject) => this.enqueue({ kind: "start", row, resolve, reject }));
+    return this.batcher.start(row);
   }
 
   /** Queues the final state; resolves once it is committed. */
   finish(row: ExecutionFinish): Promise<void> {
-    return new Promise((resolve, reject) => this.enqueue({ kind: "finish", row, resolve, reject }));
+    return this.batcher.finish(row);
   }
 
-  /** Waits until everything queued so far is committed. */
-  async flush(): Promise<void> {
-    while (this.queue.length > 0 || this.flushScheduled) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+  /** Resolves when everything queued so far is committed. */
+  flush(): Promise<void> {
+    return this.batcher.flush();
+  }
+
+  /** Commits what is queued and stops the writer thread. */
+  close(): Promise<void> {
+    return this.batcher.close();
   }
 
   get(id: string): SkillExecution | undefined {
@@ -221,93 +200,6 @@ export class ExecutionStore {
   /** Marks this store's own unfinished rows `interrupted` (used on close). */
   interruptOwn(): number {
     return this.statements.interruptRunner.run(Date.now(), this.runnerId).changes;
-  }
-
-  private enqueue(item: Pending): void {
-    this.queue.push(item);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.drain());
-  }
-
-  private drain(): void {
-    this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    try {
-      this.writeBatch(batch);
-      for (const item of batch) item.resolve();
-    } catch {
-      // One bad row (say, a duplicate idempotency key from another process) must not fail its
-      // neighbours: write them one by one so only the offender is rejected.
-      for (const item of batch) {
-        try {
-          this.writeBatch([item]);
-          item.resolve();
-        } catch (error) {
-          item.reject(
-            new SkillboxError(
-              "DATABASE_ERROR",
-              `Writing the audit row of execution ${item.row.id} failed: ${(error as Error).message}`,
-              {
-                cause: error,
-              },
-            ),
-          );
-        }
-      }
-    }
-  }
-
-  private writeBatch(batch: Pending[]): void {
-    const pid = process.pid;
-    const host = this.host;
-    this.database
-      .transaction(() => {
-        for (const item of batch) {
-          if (item.kind === "start") {
-            const row = item.row;
-            this.statements.insert.run(
-              row.id,
-              row.skillId,
-              row.skillName,
-              row.skillVersion,
-              row.apiKeyId,
-              row.sessionId,
-              row.parentExecutionId,
-              row.idempotencyKey,
-              row.inputJson,
-              row.createdAt,
-              this.runnerId,
-              pid,
-              host,
-            );
-          } else {
-            const row = item.row;
-            this.statements.finish.run(
-              row.status,
-              row.outputJson,
-              row.error?.code ?? null,
-              row.error?.message ?? null,
-              row.error?.data === undefined ? null : safeStringify(row.error.data),
-              row.attempts,
-              row.duration,
-              row.finishedAt,
-              row.id,
-            );
-          }
-        }
-      })
-      .immediate();
-  }
-}
-
-function safeStringify(value: unknown): string | null {
-  try {
-    return JSON.stringify(value) ?? null;
-  } catch {
-    return null;
   }
 }
 

@@ -21,9 +21,12 @@ import type {
   SkillHandler,
   SkillLogger,
 } from "../types.js";
+import type { AuditWriteMode } from "./audit-batcher.js";
 import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
+import { IdempotencyGate } from "./idempotency-gate.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
+import { resolveSkillForCaller } from "./resolve-skill-for-caller.js";
 import { isRetryable, resolveRetryPolicy, retryDelay } from "./retry-policy.js";
 import { runAttempt } from "./run-attempt.js";
 import { SchemaValidator } from "./schema-validator.js";
@@ -46,6 +49,12 @@ export interface SkillExecutorOptions {
   interceptors?: Interceptor[];
   /** Mark rows orphaned by dead processes `interrupted` on start (default true). */
   recoverInterrupted?: boolean;
+  /**
+   * Where audit batches are committed: `thread` (default) on a writer thread with its own
+   * connection, so SQLite work runs beside the executor on another core; `inline` on the
+   * registry's connection. Either way `execute()` resolves only after its row is committed.
+   */
+  auditWriteMode?: AuditWriteMode;
 }
 
 /** Events of {@link SkillExecutor}. */
@@ -65,14 +74,6 @@ const STATUS_BY_CODE: Record<string, ExecutionStatus> = {
   CANCELLED: "cancelled",
   DENIED: "denied",
 };
-const FINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set([
-  "success",
-  "error",
-  "timeout",
-  "cancelled",
-  "denied",
-  "interrupted",
-]);
 
 function toSkillboxError(thrown: unknown, skill: Skill): SkillboxError {
   if (isSkillboxError(thrown)) return thrown;
@@ -107,11 +108,11 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   /** The interceptors run around every execution. */
   readonly interceptors = new InterceptorChain();
   private readonly store: ExecutionStore;
+  private readonly idempotency: IdempotencyGate;
   private readonly validator = new SchemaValidator();
   private readonly handlers = new Map<string, SkillHandler>();
   private readonly resolvers: HandlerResolver[] = [];
   private readonly runtimes = new Map<string, SkillRuntime>();
-  private readonly inFlightByKey = new Map<string, Promise<SkillExecution>>();
   private readonly depthByExecution = new Map<string, number>();
   private readonly active = new Set<Promise<unknown>>();
   private readonly logger: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
@@ -123,7 +124,10 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   constructor(options: SkillExecutorOptions) {
     super();
     this.registry = options.registry;
-    this.store = new ExecutionStore(options.registry.database, randomUUID());
+    this.store = new ExecutionStore(options.registry.database, randomUUID(), {
+      writeMode: options.auditWriteMode,
+    });
+    this.idempotency = new IdempotencyGate(this.store);
     this.logger = options.logger ?? createConsoleLogger();
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
     this.defaultTotalTimeoutMs = options.defaultTotalTimeoutMs;
@@ -189,14 +193,16 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     const caller = options.apiKeyId ?? "public";
     let skill: Skill;
     try {
-      skill = this.resolveSkill(reference, caller);
+      skill = resolveSkillForCaller(this.registry, reference, caller);
     } catch (error) {
       return Promise.reject(error);
     }
     const promise =
       options.idempotencyKey === undefined
         ? this.run(skill, input, options, caller)
-        : this.runIdempotent(skill, input, options, caller, options.idempotencyKey);
+        : this.idempotency.run(skill, caller, options.idempotencyKey, options.signal, () =>
+            this.run(skill, input, options, caller),
+          );
     this.active.add(promise);
     promise.then(
       () => this.active.delete(promise),
@@ -225,7 +231,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([...this.active]);
-    await this.store.flush();
+    await this.store.close();
     await Promise.allSettled([...this.runtimes.values()].map((runtime) => runtime.close?.()));
   }
 
@@ -259,85 +265,6 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       });
     }
     return execution.output as Output;
-  }
-
-  private resolveSkill(reference: string, caller: string): Skill {
-    const { name, range } = parseSkillReference(reference);
-    if (range !== undefined && range !== "latest" && semver.validRange(range) === null) {
-      throw new SkillboxError(
-        "SKILL_NOT_FOUND",
-        `"${reference}": "${range}" is not a semver version or range (try "${name}@^1.0.0" or just "${name}")`,
-      );
-    }
-    const skill = this.registry.resolveVersion(name, range, caller);
-    if (skill !== null) return skill;
-    const disabled = this.registry.resolveVersion(name, range, caller, { includeDisabled: true });
-    if (disabled !== null) {
-      throw new SkillboxError(
-        "SKILL_DISABLED",
-        `${disabled.name}@${disabled.version} is disabled; enable it first`,
-        {
-          data: { skillId: disabled.id },
-        },
-      );
-    }
-    const versions = this.registry.getSkillVersions(name, caller).map((candidate) => candidate.version);
-    throw new SkillboxError(
-      "SKILL_NOT_FOUND",
-      versions.length === 0
-        ? `No skill named "${name}" is visible to owner "${caller}"`
-        : `No version of "${name}" satisfies "${range}" (available: ${versions.join(", ")}; prereleases match only ranges that name one)`,
-      { data: { name, range, available: versions } },
-    );
-  }
-
-  private async runIdempotent(
-    skill: Skill,
-    input: unknown,
-    options: ExecuteOptions,
-    caller: string,
-    key: string,
-  ): Promise<SkillExecution> {
-    const mapKey = `${caller}\u0000${key}`;
-    const inFlight = this.inFlightByKey.get(mapKey);
-    if (inFlight !== undefined) return this.sameSkill(await inFlight, skill, key);
-    const stored = this.store.findByIdempotencyKey(caller, key);
-    if (stored !== undefined) return this.sameSkill(await this.waitUntilFinal(stored, options), skill, key);
-    const promise = this.run(skill, input, options, caller).catch(async (error: unknown) => {
-      // Another process inserted the same key first: wait for its execution instead.
-      const winner = this.store.findByIdempotencyKey(caller, key);
-      if (winner === undefined) throw error;
-      return this.waitUntilFinal(winner, options);
-    });
-    this.inFlightByKey.set(mapKey, promise);
-    try {
-      return this.sameSkill(await promise, skill, key);
-    } finally {
-      this.inFlightByKey.delete(mapKey);
-    }
-  }
-
-  private sameSkill(execution: SkillExecution, skill: Skill, key: string): SkillExecution {
-    if (execution.skillName !== skill.name) {
-      throw new SkillboxError(
-        "IDEMPOTENCY_CONFLICT",
-        `Idempotency key "${key}" was already used for ${execution.skillName}, not ${skill.name}; use a new key`,
-        { data: { executionId: execution.id } },
-      );
-    }
-    return execution;
-  }
-
-  /** Polls a row written by another process until it is final (bounded by the caller's signal). */
-  private async waitUntilFinal(execution: SkillExecution, options: ExecuteOptions): Promise<SkillExecution> {
-    let current = execution;
-    while (!FINAL_STATUSES.has(current.status)) {
-      await sleep(25, undefined, options.signal ? { signal: options.signal } : undefined).catch(() => {
-        throw new SkillboxError("CANCELLED", `Cancelled while waiting for execution ${execution.id}`);
-      });
-      current = this.store.get(execution.id) ?? current;
-    }
-    return current;
   }
 
   private async run(

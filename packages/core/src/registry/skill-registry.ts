@@ -48,8 +48,10 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   private versionCache = new Map<string, Skill[]>();
   private resolutionCache = new Map<string, Skill | null>();
   private loaded = false;
-  private seenDataVersion = -1;
+  /** The `skills_revision` this registry has accounted for (-1 before the first load). */
   private seenRevision = -1;
+  /** A write through this registry found that someone else had changed `skills` first. */
+  private externalChangePending = false;
   /** True until the end of the current event-loop turn after a freshness check. */
   private checkedThisTurn = false;
   private readonly endTurn = () => {
@@ -119,11 +121,18 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     return skill;
   }
 
-  /** Every skill visible to `owner` (all skills when omitted), by name, highest version first. */
+  /**
+   * Every skill visible to `owner` (all skills of all owners when omitted), by name, highest
+   * version first; the owner's own `name@version` replaces a global one.
+   */
   list(owner?: string): Skill[] {
-    return this.all()
-      .filter((skill) => isVisibleTo(skill.apiKeyId, owner))
-      .sort((a, b) => a.name.localeCompare(b.name) || semver.rcompare(a.version, b.version));
+    const skills =
+      owner === undefined
+        ? this.all()
+        : [...new Set(this.all().map((skill) => skill.name))].flatMap((name) =>
+            this.getSkillVersions(name, owner),
+          );
+    return skills.sort((a, b) => a.name.localeCompare(b.name) || semver.rcompare(a.version, b.version));
   }
 
   /**
@@ -215,11 +224,11 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   }
 
   /**
-   * Serves from cache only while no other connection has changed `skills`. `data_version`
-   * moves on any foreign commit (audit rows too), so the revision counter decides whether
-   * the foreign commit touched skills at all. Reading `data_version` takes a WAL read lock
-   * (a few syscalls), so it is read once per event-loop turn: lookups in the same synchronous
-   * run share the answer, and any lookup after I/O sees foreign writes.
+   * Serves from cache only while nobody else has changed `skills`: the revision counter,
+   * bumped by triggers on every write by any connection or process, is compared with the one
+   * the cache reflects. Reading it takes a WAL read lock (a few syscalls), so it is read once
+   * per event-loop turn: lookups in one synchronous run share the answer, and any lookup after
+   * I/O sees foreign writes.
    */
   private ensureFresh(): void {
     if (this.checkedThisTurn) {
@@ -228,22 +237,27 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     }
     this.checkedThisTurn = true;
     setImmediate(this.endTurn).unref();
-    const dataVersion = this.store.dataVersion();
-    if (dataVersion !== this.seenDataVersion) {
-      this.seenDataVersion = dataVersion;
-      if (this.loaded && this.store.revision() !== this.seenRevision) {
-        this.loaded = false;
-        this.loadFromDatabase();
-        this.emit("change", { origin: "external", kind: "reloaded" });
-        return;
-      }
+    const foreign = this.seenRevision !== -1 && this.store.revision() !== this.seenRevision;
+    if (!foreign && this.loaded) return;
+    this.loadFromDatabase();
+    if (foreign || this.externalChangePending) {
+      this.externalChangePending = false;
+      this.emit("change", { origin: "external", kind: "reloaded" });
     }
-    if (!this.loaded) this.loadFromDatabase();
   }
 
+  /** Runs `work` in an immediate transaction, noting whether another writer got there first. */
   private write<T>(work: () => T): T {
     try {
-      return this.database.transaction(work).immediate();
+      return this.database
+        .transaction(() => {
+          const before = this.store.revision();
+          if (this.seenRevision !== -1 && before !== this.seenRevision) this.externalChangePending = true;
+          const result = work();
+          this.seenRevision = this.store.revision();
+          return result;
+        })
+        .immediate();
     } catch (error) {
       throw new SkillboxError("DATABASE_ERROR", `Skill registry write failed: ${(error as Error).message}`, {
         cause: error,

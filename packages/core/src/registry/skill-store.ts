@@ -107,13 +107,7 @@ export class SkillStore {
       revision: database
         .prepare<[], number>("SELECT value FROM skillbox_meta WHERE key = 'skills_revision'")
         .pluck(),
-      dataVersion: database.prepare<[], number>("PRAGMA data_version").pluck(),
     };
-  }
-
-  /** Changes whenever another connection commits to the file (SQLite's cheap change detector). */
-  dataVersion(): number {
-    return this.statements.dataVersion.get() as number;
   }
 
   /** Bumped by triggers on every write to `skills`, by any process. */
@@ -145,7 +139,10 @@ export class SkillStore {
       definition.name,
       definition.version,
     );
-    if (existing?.content_hash === contentHash) return { skill: rowToSkill(existing), written: false };
+    // `setEnabled` changes only the column, so an identical hash alone does not mean identical.
+    if (existing?.content_hash === contentHash && existing.enabled === (definition.enabled ? 1 : 0)) {
+      return { skill: rowToSkill(existing), written: false };
+    }
     const now = Date.now();
     const id = existing?.id ?? randomUUID();
     const row: SkillRow = {

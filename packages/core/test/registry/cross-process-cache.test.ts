@@ -30,7 +30,9 @@ function runWriter(
   operations: readonly WriterOperation[],
   { viaStdin = false } = {},
 ): Promise<WriterLine[]> {
-  const args = viaStdin ? [WRITER, databasePath, "-"] : [WRITER, databasePath, ...operations.map((op) => JSON.stringify(op))];
+  const args = viaStdin
+    ? [WRITER, databasePath, "-"]
+    : [WRITER, databasePath, ...operations.map((op) => JSON.stringify(op))];
   const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
   children.add(child);
   let stdout = "";
@@ -104,7 +106,9 @@ describe("SkillRegistry", () => {
       changes.length = 0;
       const reload = vi.spyOn(host.registry, "loadFromDatabase");
 
-      const [line] = await runWriter(host.databasePath, [{ op: "register", skill: skill({ version: "2.0.0" }) }]);
+      const [line] = await runWriter(host.databasePath, [
+        { op: "register", skill: skill({ version: "2.0.0" }) },
+      ]);
       const written = line?.result as { id: string; version: string };
 
       const resolved = host.registry.resolveVersion("x");
@@ -142,7 +146,9 @@ describe("SkillRegistry", () => {
 
       expect(host.registry.resolveVersion("x")?.id).toBe(older.id);
       expect(host.registry.resolveVersion("x", "^2.0.0")).toBeNull();
-      expect(host.registry.resolveVersion("x", "^2.0.0", undefined, { includeDisabled: true })?.id).toBe(newer.id);
+      expect(host.registry.resolveVersion("x", "^2.0.0", undefined, { includeDisabled: true })?.id).toBe(
+        newer.id,
+      );
       expect(host.registry.getSkill(newer.id)?.enabled).toBe(false);
       expect(changes).toEqual([{ origin: "external", kind: "reloaded" }]);
     });
@@ -258,13 +264,16 @@ describe("SkillRegistry", () => {
       expect(changes).toEqual([{ origin: "external", kind: "reloaded" }]);
     });
 
-    it("keeps the writes of both processes when they register at the same time", async () => {
+    it("keeps the writes of both processes when the parent writes while the child runs", async () => {
       host.registry.register(skill({ version: "1.0.0" }));
       expect(host.registry.resolveVersion("x")?.version).toBe("1.0.0");
 
       const child = runWriter(
         host.databasePath,
-        ["2.0.0", "2.1.0", "2.2.0"].map((version) => ({ op: "register" as const, skill: skill({ version }) })),
+        ["2.0.0", "2.1.0", "2.2.0"].map((version) => ({
+          op: "register" as const,
+          skill: skill({ version }),
+        })),
       );
       for (const version of ["1.1.0", "1.2.0", "1.3.0"]) host.registry.register(skill({ version }));
       await child;

@@ -1,6 +1,10 @@
 import {
   createSkillHost,
+  GLOBAL_OWNERS,
+  isGlobalOwner,
   isSkillboxError,
+  isVisibleTo,
+  parseSkillReference,
   type RegistryChange,
   type Skill,
   type SkillboxError,
@@ -27,7 +31,10 @@ function recordChanges(registry: SkillRegistry): RegistryChange[] {
 
 /** The registry revision counter maintained by the `skills` triggers. */
 function skillsRevision(host: SkillHost): number {
-  return host.database.prepare("SELECT value FROM skillbox_meta WHERE key = 'skills_revision'").pluck().get() as number;
+  return host.database
+    .prepare("SELECT value FROM skillbox_meta WHERE key = 'skills_revision'")
+    .pluck()
+    .get() as number;
 }
 
 function registrationError(registry: SkillRegistry, registration: unknown): SkillboxError {
@@ -47,7 +54,8 @@ function registrationError(registry: SkillRegistry, registration: unknown): Skil
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const versionsOf = (skills: readonly Skill[]) => skills.map((entry) => entry.version);
-const ownedVersions = (skills: readonly Skill[]) => skills.map((entry) => `${entry.version}:${entry.apiKeyId}`);
+const ownedVersions = (skills: readonly Skill[]) =>
+  skills.map((entry) => `${entry.version}:${entry.apiKeyId}`);
 
 let host: TemporaryHost;
 let registry: SkillRegistry;
@@ -66,7 +74,10 @@ afterEach(async () => {
 
 /** Another host on the same database file (its own connection, as another process would have). */
 function openSecondHost(path = host.databasePath): SkillHost {
-  const second = createSkillHost({ database: path, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  const second = createSkillHost({
+    database: path,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+  });
   extraHosts.push(second);
   return second;
 }
@@ -171,17 +182,29 @@ describe("SkillRegistry", () => {
       ["a name containing @", { name: "echo@1.0.0" }, "`name`"],
       ["an empty name", { name: "" }, "`name`"],
       ["a name starting with a dash", { name: "-x" }, "`name`"],
-      ["a two-part version", { version: "1.0" }, '`version` must be a semver version such as "1.0.0", got "1.0"'],
+      [
+        "a two-part version",
+        { version: "1.0" },
+        '`version` must be a semver version such as "1.0.0", got "1.0"',
+      ],
       ["a range as version", { version: "^1.0.0" }, "`version`"],
       ["a word as version", { version: "latest" }, "`version`"],
       ["a numeric version", { version: 1 }, "`version` must be a string"],
       ["a missing handler", { handler: undefined }, "`handler`"],
       ["an empty handler", { handler: "" }, "`handler` must name a handler"],
       ["retry.maxAttempts below 1", { retry: { maxAttempts: 0 } }, "`retry.maxAttempts`"],
-      ["retry.backoffCoefficient below 1", { retry: { backoffCoefficient: 0.5 } }, "`retry.backoffCoefficient`"],
+      [
+        "retry.backoffCoefficient below 1",
+        { retry: { backoffCoefficient: 0.5 } },
+        "`retry.backoffCoefficient`",
+      ],
       ["retry.jitter above 1", { retry: { jitter: 2 } }, "`retry.jitter`"],
       ["an unknown retry key", { retry: { maxAttempt: 3 } }, "`retry`"],
-      ["a requires entry that is not a range", { requires: { other: "not a range" } }, "`requires.other` must be a semver range"],
+      [
+        "a requires entry that is not a range",
+        { requires: { other: "not a range" } },
+        "`requires.other` must be a semver range",
+      ],
       ["a negative timeoutMs", { timeoutMs: -1 }, "`timeoutMs`"],
       ["a fractional timeoutMs", { timeoutMs: 1.5 }, "`timeoutMs`"],
       ["a string enabled flag", { enabled: "yes" }, "`enabled`"],
@@ -267,7 +290,11 @@ describe("SkillRegistry", () => {
       expect(second.createdAt).toBe("2030-01-01T00:00:00.000Z");
       expect(second.updatedAt).toBe("2030-01-01T01:00:00.000Z");
       expect(second.contentHash).not.toBe(first.contentHash);
-      expect(registry.getSkill("x@1.0.0")).toMatchObject({ id: first.id, description: "new", timeoutMs: 500 });
+      expect(registry.getSkill("x@1.0.0")).toMatchObject({
+        id: first.id,
+        description: "new",
+        timeoutMs: 500,
+      });
       expect(registry.getSkillVersions("x")).toHaveLength(1);
       expect(changes).toEqual([{ origin: "local", kind: "registered", skill: second }]);
     });
@@ -304,9 +331,9 @@ describe("SkillRegistry", () => {
     });
 
     it("stores nothing when any registration is invalid", () => {
-      expect(() => registry.registerMany([skill({ name: "a" }), skill({ name: "b", version: "1.0" })])).toThrow(
-        expect.objectContaining({ code: "REGISTRATION_INVALID" }),
-      );
+      expect(() =>
+        registry.registerMany([skill({ name: "a" }), skill({ name: "b", version: "1.0" })]),
+      ).toThrow(expect.objectContaining({ code: "REGISTRATION_INVALID" }));
 
       expect(registry.list()).toEqual([]);
     });
@@ -471,7 +498,10 @@ describe("SkillRegistry", () => {
       expect(registry.getSkill("x@1.0.0", "user-1")?.id).toBe(own.id);
       expect(registry.resolveVersion("x", "1.0.0", "user-2")?.handler).toBe("system-x");
       expect(registry.resolveVersion("x", "1.0.0", "user-3")?.handler).toBe("system-x");
-      expect(ownedVersions(registry.getSkillVersions("x", "user-1"))).toEqual(["2.0.0:user-1", "1.0.0:user-1"]);
+      expect(ownedVersions(registry.getSkillVersions("x", "user-1"))).toEqual([
+        "2.0.0:user-1",
+        "1.0.0:user-1",
+      ]);
     });
 
     it("prefers public over system when both register the same name@version", () => {
@@ -484,11 +514,19 @@ describe("SkillRegistry", () => {
     it("lists every skill when no owner is given, by name then highest version", () => {
       const listed = registry.list().map((entry) => `${entry.name}@${entry.version}:${entry.apiKeyId}`);
 
-      expect(listed).toEqual(["x@3.0.0:user-2", "x@2.0.0:user-1", "x@1.0.0:system", "y@1.0.0:public", "z@1.0.0:user-1"]);
+      expect(listed).toEqual([
+        "x@3.0.0:user-2",
+        "x@2.0.0:user-1",
+        "x@1.0.0:system",
+        "y@1.0.0:public",
+        "z@1.0.0:user-1",
+      ]);
     });
 
     it("lists what an owner can see with the same rules as resolution", () => {
-      const listed = registry.list("user-1").map((entry) => `${entry.name}@${entry.version}:${entry.apiKeyId}`);
+      const listed = registry
+        .list("user-1")
+        .map((entry) => `${entry.name}@${entry.version}:${entry.apiKeyId}`);
 
       expect(listed).toEqual(["x@2.0.0:user-1", "x@1.0.0:system", "y@1.0.0:public", "z@1.0.0:user-1"]);
       expect(registry.list("user-3").map((entry) => `${entry.name}@${entry.version}`)).toEqual([
@@ -500,7 +538,9 @@ describe("SkillRegistry", () => {
     it("lists a caller's own name@version instead of the global one it shadows", () => {
       registry.register(skill({ version: "1.0.0", apiKeyId: "user-1", handler: "user-1-x-v1" }));
 
-      const listed = registry.list("user-1").map((entry) => `${entry.name}@${entry.version}:${entry.apiKeyId}`);
+      const listed = registry
+        .list("user-1")
+        .map((entry) => `${entry.name}@${entry.version}:${entry.apiKeyId}`);
 
       expect(listed).toEqual(["x@2.0.0:user-1", "x@1.0.0:user-1", "y@1.0.0:public", "z@1.0.0:user-1"]);
       for (const entry of registry.list("user-1")) {
@@ -620,7 +660,9 @@ describe("SkillRegistry", () => {
       expect(registry.resolveVersion("x")?.id).toBe(older.id);
       expect(registry.resolveVersion("x", "^2.0.0")).toBeNull();
       expect(registry.resolveVersion("x", "^2.0.0", undefined, { includeDisabled: true })?.id).toBe(newer.id);
-      expect(registry.resolveVersion("x", undefined, undefined, { includeDisabled: true })?.id).toBe(newer.id);
+      expect(registry.resolveVersion("x", undefined, undefined, { includeDisabled: true })?.id).toBe(
+        newer.id,
+      );
       expect(registry.getSkill("x")).toMatchObject({ id: newer.id, enabled: false });
       expect(registry.getSkill(newer.id)?.enabled).toBe(false);
       expect(registry.getSkillVersions("x").map((entry) => entry.enabled)).toEqual([false, true]);
@@ -661,6 +703,17 @@ describe("SkillRegistry", () => {
       expect(registry.resolveVersion("x")).toBeNull();
       expect(registry.resolveVersion("x", "1.0.0")).toBeNull();
       expect(registry.getSkill("x@1.0.0")?.id).toBe(older.id);
+    });
+
+    // Regression: the content hash ignored the enabled column, so this re-registration was a no-op.
+    it("lets register() re-enable a version that setEnabledById disabled", () => {
+      registry.setEnabledById(newer.id, false);
+
+      const again = registry.register(skill({ version: newer.version, enabled: true }));
+
+      expect(again.id).toBe(newer.id);
+      expect(again.enabled).toBe(true);
+      expect(registry.resolveVersion("x")?.id).toBe(newer.id);
     });
   });
 
@@ -782,5 +835,44 @@ describe("SkillRegistry", () => {
 
       expect(shared.registry.resolveVersion("x")?.version).toBe("2.0.0");
     });
+  });
+});
+
+describe("parseSkillReference", () => {
+  it.each<[string, string, string | undefined]>([
+    ["echo", "echo", undefined],
+    ["echo@1.0.0", "echo", "1.0.0"],
+    ["echo@^1.0.0 || ^2.0.0", "echo", "^1.0.0 || ^2.0.0"],
+    ["echo@", "echo", undefined],
+    ["@acme/weather", "@acme/weather", undefined],
+    ["@acme/weather@~1.2.0", "@acme/weather", "~1.2.0"],
+    [" echo @ 1.x ", "echo", "1.x"],
+  ])("splits %j into name %j and range %j", (reference, name, range) => {
+    expect(parseSkillReference(reference)).toEqual({ name, range });
+  });
+
+  it("rejects an empty reference with SKILL_NOT_FOUND", () => {
+    for (const reference of ["", "   "]) {
+      expect(() => parseSkillReference(reference)).toThrow(
+        expect.objectContaining({ code: "SKILL_NOT_FOUND" }),
+      );
+    }
+  });
+});
+
+describe("isVisibleTo", () => {
+  it("treats system and public as global owners", () => {
+    expect(GLOBAL_OWNERS).toEqual(["system", "public"]);
+    expect(isGlobalOwner("system")).toBe(true);
+    expect(isGlobalOwner("public")).toBe(true);
+    expect(isGlobalOwner("user-1")).toBe(false);
+  });
+
+  it("shows a caller its own and global skills only; everything when no caller is given", () => {
+    expect(isVisibleTo("user-1", "user-1")).toBe(true);
+    expect(isVisibleTo("system", "user-1")).toBe(true);
+    expect(isVisibleTo("public", "user-1")).toBe(true);
+    expect(isVisibleTo("user-2", "user-1")).toBe(false);
+    expect(isVisibleTo("user-2", undefined)).toBe(true);
   });
 });
