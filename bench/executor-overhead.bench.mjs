@@ -1,11 +1,11 @@
 // Executor overhead on a no-op inline skill with 3 no-op interceptors and the audit trail on,
 // against the bare handler call and the raw better-sqlite3 floor for a durable audit row
 // (one INSERT + one UPDATE per call, same schema and pragmas).
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSkillHost, defineInterceptor, openDatabase } from "@skillbox/core";
+import { v7 as timeOrderedUuid } from "uuid";
 import { compareRates, concurrentRate, formatRate, sequentialRate } from "./lib/measure.mjs";
 
 const SEQUENTIAL_COUNT = Number(process.env.BENCH_SEQUENTIAL ?? 5_000);
@@ -31,19 +31,24 @@ try {
   const execute = () => host.executor.execute("noop", input);
 
   const raw = openDatabase({ path: join(directory, "raw.db") });
+  const runner = raw
+    .prepare(
+      "INSERT INTO skillbox_runners (runner_id, pid, host, started_at) VALUES ('bench', ?, 'bench', ?)",
+    )
+    .run(process.pid, Date.now()).lastInsertRowid;
   const insert = raw.prepare(
     `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
-       parent_execution_id, idempotency_key, input, status, attempts, created_at, runner_id, runner_pid, runner_host)
-     VALUES (?, 'skill', 'noop', '1.0.0', 'public', NULL, NULL, NULL, ?, 'running', 0, ?, 'bench', ?, ?)`,
+       parent_execution_id, idempotency_key, input, status, attempts, created_at, runner)
+     VALUES (?, 'skill', 'noop', '1.0.0', 'public', NULL, NULL, NULL, ?, 'running', 0, ?, ?)`,
   );
   const update = raw.prepare(
     `UPDATE skill_executions SET status = 'success', output = ?, attempts = 1, duration_ms = 0, finished_at = ?
      WHERE id = ?`,
   );
-  const host_ = hostname();
+  // The floor uses the same time-ordered ids as the executor, so both write the same b-trees.
   const rawAuditRow = async () => {
-    const id = randomUUID();
-    insert.run(id, JSON.stringify(input), Date.now(), process.pid, host_);
+    const id = timeOrderedUuid();
+    insert.run(id, JSON.stringify(input), Date.now(), runner);
     await handler(input);
     update.run(JSON.stringify(input), Date.now(), id);
   };

@@ -58,6 +58,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ${revisionTrigger("UPDATE")}
       ${revisionTrigger("DELETE")}
 
+      -- One row per executor instance that ever wrote executions: lets a later start tell which
+      -- unfinished rows belong to processes that are gone.
+      CREATE TABLE skillbox_runners (
+        id INTEGER PRIMARY KEY,
+        runner_id TEXT NOT NULL UNIQUE,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        started_at INTEGER NOT NULL
+      );
+
+      -- Ids are UUIDv7, so the primary key grows at its right edge and serves "since" ranges.
+      -- "Newest first" is rowid order, which every index carries for free: single-column
+      -- indexes on owner and skill stay small and keep inserts cheap.
       CREATE TABLE skill_executions (
         id TEXT PRIMARY KEY,
         skill_id TEXT NOT NULL,
@@ -77,14 +90,11 @@ export const MIGRATIONS: readonly Migration[] = [
         duration_ms REAL,
         created_at INTEGER NOT NULL,
         finished_at INTEGER,
-        runner_id TEXT NOT NULL,
-        runner_pid INTEGER NOT NULL,
-        runner_host TEXT NOT NULL
+        runner INTEGER NOT NULL REFERENCES skillbox_runners (id)
       );
-      CREATE INDEX executions_by_created ON skill_executions (created_at);
-      CREATE INDEX executions_by_owner ON skill_executions (api_key_id, created_at);
-      CREATE INDEX executions_by_skill ON skill_executions (skill_name, created_at);
-      CREATE INDEX executions_unfinished ON skill_executions (runner_id)
+      CREATE INDEX executions_by_owner ON skill_executions (api_key_id);
+      CREATE INDEX executions_by_skill ON skill_executions (skill_name);
+      CREATE INDEX executions_unfinished ON skill_executions (runner)
         WHERE status IN ('pending', 'running');
       CREATE UNIQUE INDEX executions_by_idempotency_key ON skill_executions (api_key_id, idempotency_key)
         WHERE idempotency_key IS NOT NULL;

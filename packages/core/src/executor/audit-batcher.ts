@@ -1,4 +1,3 @@
-import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus } from "../types.js";
@@ -43,8 +42,8 @@ interface Pending {
 }
 
 const INSERT_SQL = `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
-  parent_execution_id, idempotency_key, input, status, attempts, created_at, runner_id, runner_pid, runner_host)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?, ?, ?, ?)`;
+  parent_execution_id, idempotency_key, input, status, attempts, created_at, runner)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?, ?)`;
 const FINISH_SQL = `UPDATE skill_executions SET status = ?, output = ?, error_code = ?, error_message = ?,
   error_data = ?, attempts = ?, duration_ms = ?, finished_at = ? WHERE id = ?`;
 
@@ -55,7 +54,8 @@ const INLINE_BATCH_LIMIT = 4;
  * the executions of one batch while the thread commits another; a small bound keeps batches
  * large enough to amortise each commit.
  */
-const MAX_BATCHES_IN_FLIGHT = Number(process.env.SKILLBOX_AUDIT_BATCHES ?? 2);
+const MAX_BATCHES_IN_FLIGHT = Number(process.env.SKILLBOX_AUDIT_BATCHES ?? 4);
+const MAX_THREAD_BATCH_ROWS = Number(process.env.SKILLBOX_AUDIT_ROWS ?? 32);
 
 function stringifyData(value: unknown): string | null {
   if (value === undefined) return null;
@@ -76,7 +76,6 @@ function stringifyData(value: unknown): string | null {
 export class AuditBatcher {
   private readonly insert: Database.Statement;
   private readonly finishStatement: Database.Statement;
-  private readonly runnerValues: [string, number, string];
   private readonly writer: AuditWriterWorker | undefined;
   private queue: Pending[] = [];
   private flushScheduled = false;
@@ -85,13 +84,12 @@ export class AuditBatcher {
 
   constructor(
     private readonly database: Database.Database,
-    runnerId: string,
+    private readonly runnerKey: number,
     mode: AuditWriteMode,
     busyTimeoutMs: number,
   ) {
     this.insert = database.prepare(INSERT_SQL);
     this.finishStatement = database.prepare(FINISH_SQL);
-    this.runnerValues = [runnerId, process.pid, hostname()];
     this.writer =
       mode === "thread" && !database.memory
         ? new AuditWriterWorker({
@@ -116,7 +114,7 @@ export class AuditBatcher {
       row.idempotencyKey,
       row.inputJson,
       row.createdAt,
-      ...this.runnerValues,
+      this.runnerKey,
     ]);
   }
 
@@ -163,13 +161,17 @@ export class AuditBatcher {
   private drain(): void {
     this.flushScheduled = false;
     if (this.inFlight >= MAX_BATCHES_IN_FLIGHT) return;
+    if (this.writer?.usable && (this.inFlight > 0 || this.queue.length > INLINE_BATCH_LIMIT)) {
+      // Several smaller batches in flight let the executor work on one group of executions
+      // while the thread commits another, instead of both taking turns.
+      while (this.queue.length > 0 && this.inFlight < MAX_BATCHES_IN_FLIGHT) {
+        this.sendToWriter(this.queue.splice(0, MAX_THREAD_BATCH_ROWS));
+      }
+      return;
+    }
     const batch = this.queue;
     this.queue = [];
     if (batch.length > 0) {
-      if (this.writer?.usable && (this.inFlight > 0 || batch.length > INLINE_BATCH_LIMIT)) {
-        this.sendToWriter(batch);
-        return;
-      }
       // Only when nothing is in flight, so the two connections never wait on each other's lock.
       this.settle(batch, this.writeInline(batch));
     }

@@ -1,30 +1,42 @@
 import type { Skill, SkillContext, SkillLogger } from "../types.js";
+import type { ExecutionLoggerFactory, ExecutionState } from "./execution-state.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
 
 /** The parts of the executor a handler context needs. */
-export interface ExecutionContextHost {
-  /** Creates the per-execution logger (only when a handler asks for it). */
-  createLogger(fields: Record<string, unknown>): SkillLogger;
+export interface ExecutionContextHost extends ExecutionLoggerFactory {
   /** Runs a nested execution on behalf of `parent`. */
   callFrom<Output>(parent: ExecutionContext, reference: string, input: unknown): Promise<Output>;
 }
 
-/** The `ctx` a handler receives. The logger is created on first use, keeping the hot path lean. */
+/** The `ctx` a handler receives for one attempt. The signal and logger are created on first use. */
 export class ExecutionContext implements SkillContext {
   private cachedLogger: SkillLogger | undefined;
 
   constructor(
     private readonly host: ExecutionContextHost,
-    readonly skill: Skill,
-    readonly executionId: string,
+    readonly execution: ExecutionState,
     readonly attempt: number,
-    readonly apiKeyId: string,
-    readonly sessionId: string | null,
     private readonly abort: LazyAbortSignal,
   ) {}
 
   get signal(): AbortSignal {
     return this.abort.signal;
+  }
+
+  get skill(): Skill {
+    return this.execution.skill;
+  }
+
+  get executionId(): string {
+    return this.execution.executionId;
+  }
+
+  get apiKeyId(): string {
+    return this.execution.apiKeyId;
+  }
+
+  get sessionId(): string | null {
+    return this.execution.sessionId;
   }
 
   get logger(): SkillLogger {

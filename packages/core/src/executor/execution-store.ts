@@ -82,6 +82,9 @@ function rowToExecution(row: ExecutionRow): SkillExecution {
   };
 }
 
+/** Runner ids of the stores open in this process: their rows are live whatever the pid says. */
+const OPEN_RUNNERS = new Set<string>();
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -98,6 +101,7 @@ function isAlive(pid: number): boolean {
 export class ExecutionStore {
   /** Identifies this store's process, so a later start can tell which `running` rows were orphaned. */
   readonly runnerId: string;
+  private readonly runnerKey: number;
   private readonly statements;
   private readonly batcher: AuditBatcher;
   private readonly host = hostname();
@@ -105,9 +109,16 @@ export class ExecutionStore {
   constructor(database: Database.Database, runnerId: string, options: ExecutionStoreOptions = {}) {
     this.database = database;
     this.runnerId = runnerId;
+    const runnerKey = Number(
+      database
+        .prepare("INSERT INTO skillbox_runners (runner_id, pid, host, started_at) VALUES (?, ?, ?, ?)")
+        .run(runnerId, process.pid, this.host, Date.now()).lastInsertRowid,
+    );
+    this.runnerKey = runnerKey;
+    OPEN_RUNNERS.add(runnerId);
     this.batcher = new AuditBatcher(
       database,
-      runnerId,
+      runnerKey,
       options.writeMode ?? "thread",
       options.busyTimeoutMs ?? 5000,
     );
@@ -116,14 +127,14 @@ export class ExecutionStore {
       byIdempotencyKey: database.prepare<[string, string], ExecutionRow>(
         "SELECT * FROM skill_executions WHERE api_key_id = ? AND idempotency_key = ?",
       ),
-      orphanRunners: database.prepare<[], { runner_id: string; runner_pid: number; runner_host: string }>(
-        `SELECT DISTINCT runner_id, runner_pid, runner_host FROM skill_executions
-         WHERE status IN ('pending', 'running')`,
+      orphanRunners: database.prepare<[], { id: number; runner_id: string; pid: number; host: string }>(
+        `SELECT id, runner_id, pid, host FROM skillbox_runners WHERE id IN
+           (SELECT DISTINCT runner FROM skill_executions WHERE status IN ('pending', 'running'))`,
       ),
-      interruptRunner: database.prepare<[number, string]>(
+      interruptRunner: database.prepare<[number, number]>(
         `UPDATE skill_executions SET status = 'interrupted', error_code = 'INTERRUPTED',
            error_message = 'The process running this execution stopped before it finished', finished_at = ?
-         WHERE runner_id = ? AND status IN ('pending', 'running')`,
+         WHERE runner = ? AND status IN ('pending', 'running')`,
       ),
     };
   }
@@ -146,8 +157,9 @@ export class ExecutionStore {
   }
 
   /** Commits what is queued and stops the writer thread. */
-  close(): Promise<void> {
-    return this.batcher.close();
+  async close(): Promise<void> {
+    await this.batcher.close();
+    OPEN_RUNNERS.delete(this.runnerId);
   }
 
   get(id: string): SkillExecution | undefined {
@@ -166,7 +178,7 @@ export class ExecutionStore {
     const offset = Math.max(Math.trunc(filters.offset ?? 0), 0);
     const rows = this.database
       .prepare<unknown[], ExecutionRow>(
-        `SELECT * FROM skill_executions ${where} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+        `SELECT * FROM skill_executions ${where} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
       )
       .all(...parameters, limit, offset);
     return rows.map(rowToExecution);
@@ -188,19 +200,21 @@ export class ExecutionStore {
   markInterrupted(): number {
     let changed = 0;
     for (const runner of this.statements.orphanRunners.all()) {
-      if (runner.runner_id === this.runnerId || runner.runner_host !== this.host) continue;
-      if (runner.runner_pid !== process.pid && isAlive(runner.runner_pid)) continue;
+      if (runner.host !== this.host || OPEN_RUNNERS.has(runner.runner_id)) continue;
+      // Our own pid with a runner id not open here means an earlier process that had our pid.
+      if (runner.pid !== process.pid && isAlive(runner.pid)) continue;
       changed += this.database
-        .transaction(() => this.statements.interruptRunner.run(Date.now(), runner.runner_id).changes)
+        .transaction(() => this.statements.interruptRunner.run(Date.now(), runner.id).changes)
         .immediate();
     }
     return changed;
   }
+}
 
-  /** Marks this store's own unfinished rows `interrupted` (used on close). */
-  interruptOwn(): number {
-    return this.statements.interruptRunner.run(Date.now(), this.runnerId).changes;
-  }
+/** The smallest UUIDv7 that can be minted at `milliseconds` (ids compare as fixed-width hex). */
+function uuidV7LowerBound(milliseconds: number): string {
+  const hex = Math.max(0, Math.trunc(milliseconds)).toString(16).padStart(12, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`;
 }
 
 function buildWhere(filters: ExecutionFilters): { where: string; parameters: unknown[] } {
@@ -236,8 +250,9 @@ function buildWhere(filters: ExecutionFilters): { where: string; parameters: unk
         `listExecutions: \`since\` must be a date, got ${JSON.stringify(filters.since)}`,
       );
     }
-    clauses.push("created_at >= ?");
-    parameters.push(since);
+    // The id bound lets SQLite seek in the (time-ordered) primary key; created_at is exact.
+    clauses.push("id >= ?", "created_at >= ?");
+    parameters.push(uuidV7LowerBound(since - 1), since);
   }
   return { where: clauses.length === 0 ? "" : `WHERE ${clauses.join(" AND ")}`, parameters };
 }

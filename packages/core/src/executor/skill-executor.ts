@@ -2,13 +2,15 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import semver from "semver";
-import { v7 as timeOrderedUuid } from "uuid";
+import { v7 as createExecutionId } from "uuid";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
-import type { Interceptor, InterceptorContext } from "../interceptors/define-interceptor.js";
-import { InterceptorChain, type InterceptorList } from "../interceptors/interceptor-chain.js";
+import type { Interceptor } from "../interceptors/define-interceptor.js";
+import {
+  InterceptorChain,
+  type InterceptorList,
+  InterceptorUnwind,
+} from "../interceptors/interceptor-chain.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
-import { parseSkillReference } from "../registry/skill-reference.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
 import { createInlineRuntime } from "../runtime/inline-runtime.js";
 import type { SkillRuntime } from "../runtime/skill-runtime.js";
@@ -23,6 +25,7 @@ import type {
 } from "../types.js";
 import type { AuditWriteMode } from "./audit-batcher.js";
 import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
+import { ExecutionState } from "./execution-state.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
 import { IdempotencyGate } from "./idempotency-gate.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
@@ -113,7 +116,6 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   private readonly handlers = new Map<string, SkillHandler>();
   private readonly resolvers: HandlerResolver[] = [];
   private readonly runtimes = new Map<string, SkillRuntime>();
-  private readonly depthByExecution = new Map<string, number>();
   private readonly active = new Set<Promise<unknown>>();
   private readonly logger: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
   private readonly defaultTimeoutMs: number;
@@ -189,26 +191,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     input: unknown,
     options: ExecuteOptions = {},
   ): Promise<SkillExecution<Output>> {
-    if (this.closed) return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
-    const caller = options.apiKeyId ?? "public";
-    let skill: Skill;
-    try {
-      skill = resolveSkillForCaller(this.registry, reference, caller);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const promise =
-      options.idempotencyKey === undefined
-        ? this.run(skill, input, options, caller)
-        : this.idempotency.run(skill, caller, options.idempotencyKey, options.signal, () =>
-            this.run(skill, input, options, caller),
-          );
-    this.active.add(promise);
-    promise.then(
-      () => this.active.delete(promise),
-      () => this.active.delete(promise),
-    );
-    return promise as Promise<SkillExecution<Output>>;
+    return this.begin(reference, input, options, 0) as Promise<SkillExecution<Output>>;
   }
 
   /** One execution by id. */
@@ -242,29 +225,60 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
 
   /** @internal Nested execution for `ctx.call`: same owner and session, parent recorded, output returned. */
   async callFrom<Output>(parent: ExecutionContext, reference: string, input: unknown): Promise<Output> {
-    const depth = (this.depthByExecution.get(parent.executionId) ?? 0) + 1;
+    const depth = parent.execution.depth + 1;
     if (depth > this.maxCallDepth) {
       throw new SkillboxError(
         "CALL_DEPTH_EXCEEDED",
         `${parent.skill.name} called "${reference}" ${depth} levels deep (limit ${this.maxCallDepth}); check for a call cycle`,
       );
     }
-    const execution = await this.execute<Output>(reference, input, {
-      apiKeyId: parent.apiKeyId,
-      sessionId: parent.sessionId ?? undefined,
-      signal: parent.signal,
-      parentExecutionId: parent.executionId,
-    });
+    const execution = await this.begin(
+      reference,
+      input,
+      {
+        apiKeyId: parent.apiKeyId,
+        sessionId: parent.sessionId ?? undefined,
+        signal: parent.signal,
+        parentExecutionId: parent.executionId,
+      },
+      depth,
+    );
     if (execution.status !== "success") {
       const error = execution.error ?? {
         code: "HANDLER_ERROR",
         message: `${reference} ended ${execution.status}`,
       };
       throw new SkillboxError(error.code, error.message, {
-        data: { executionId: execution.id, ...(error.data as object) },
+        data: { executionId: execution.id, details: error.data },
       });
     }
     return execution.output as Output;
+  }
+
+  private begin(
+    reference: string,
+    input: unknown,
+    options: ExecuteOptions,
+    depth: number,
+  ): Promise<SkillExecution> {
+    if (this.closed) return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
+    const caller = options.apiKeyId ?? "public";
+    let skill: Skill;
+    try {
+      skill = resolveSkillForCaller(this.registry, reference, caller);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const promise =
+      options.idempotencyKey === undefined
+        ? this.run(skill, input, options, caller, depth)
+        : this.idempotency.run(skill, caller, options.idempotencyKey, options.signal, () =>
+            this.run(skill, input, options, caller, depth),
+          );
+    this.active.add(promise);
+    const forget = () => this.active.delete(promise);
+    promise.then(forget, forget);
+    return promise;
   }
 
   private async run(
@@ -272,27 +286,27 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     input: unknown,
     options: ExecuteOptions,
     caller: string,
+    depth: number,
   ): Promise<SkillExecution> {
     // Time-ordered ids keep inserts at the right edge of the primary-key index: far fewer
     // dirty pages per commit than random v4 ids.
-    const id = timeOrderedUuid();
+    const id = createExecutionId();
     const createdAt = Date.now();
     const startedAt = performance.now();
     const parentExecutionId = options.parentExecutionId ?? null;
     const sessionId = options.sessionId ?? null;
     const interceptors = this.interceptors.forSkill(skill);
-    const interceptorContext = this.createInterceptorContext(
+    const interceptorContext = new ExecutionState(
+      this,
       skill,
       input,
       id,
       parentExecutionId,
       caller,
       sessionId,
+      depth,
     );
-    const auditedInput =
-      interceptors.length === 0
-        ? input
-        : this.interceptors.applyAudit(interceptors, interceptorContext, { input }).input;
+    const auditedInput = this.interceptors.applyAudit(interceptors, interceptorContext, "input", input);
     await this.store.start({
       id,
       skillId: skill.id,
@@ -305,9 +319,6 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       inputJson: serialize(auditedInput),
       createdAt,
     });
-    const parentDepth =
-      parentExecutionId === null ? -1 : (this.depthByExecution.get(parentExecutionId) ?? -1);
-    this.depthByExecution.set(id, parentDepth + 1);
     const record: SkillExecution = {
       id,
       skillId: skill.id,
@@ -326,27 +337,22 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       createdAt: new Date(createdAt).toISOString(),
       finishedAt: null,
     };
-    if (this.listenerCount("started") > 0) this.emit("started", { ...record });
+    if (this.listenerCount("started") > 0) this.notify("started", { ...record });
     const attempts = { count: 0 };
-    let outcome: Outcome;
-    try {
-      outcome = await this.runLifecycle(
-        skill,
-        interceptors,
-        interceptorContext,
-        options,
-        startedAt,
-        attempts,
-      );
-    } finally {
-      this.depthByExecution.delete(id);
-    }
+    const outcome = await this.runLifecycle(
+      skill,
+      interceptors,
+      interceptorContext,
+      options,
+      startedAt,
+      attempts,
+    );
     const finishedAt = Date.now();
     const duration = performance.now() - startedAt;
     const auditedOutput =
-      interceptors.length === 0 || outcome.output === null
-        ? outcome.output
-        : this.interceptors.applyAudit(interceptors, interceptorContext, { output: outcome.output }).output;
+      outcome.output === null
+        ? null
+        : this.interceptors.applyAudit(interceptors, interceptorContext, "output", outcome.output);
     await this.store.finish({
       id,
       status: outcome.status,
@@ -362,33 +368,46 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     record.attempts = attempts.count;
     record.duration = duration;
     record.finishedAt = new Date(finishedAt).toISOString();
-    if (this.listenerCount("finished") > 0) this.emit("finished", record);
+    if (this.listenerCount("finished") > 0) this.notify("finished", record);
     return record;
+  }
+
+  /** Emits an execution event; a throwing observer is logged, never allowed to break the execution. */
+  private notify(event: keyof SkillExecutorEvents, execution: SkillExecution): void {
+    try {
+      this.emit(event, execution);
+    } catch (error) {
+      this.logger.error(`A "${event}" listener threw`, { executionId: execution.id, error: String(error) });
+    }
   }
 
   private async runLifecycle(
     skill: Skill,
     interceptors: InterceptorList,
-    context: InterceptorContext,
+    context: ExecutionState,
     options: ExecuteOptions,
     startedAt: number,
     attempts: { count: number },
   ): Promise<Outcome> {
+    // The way out unwinds only through the layers whose `before` ran (an onion, not a list).
+    let entered = interceptors;
     try {
       let output: unknown;
       const before =
         interceptors.length === 0
-          ? { shortCircuited: false, output: undefined }
+          ? { entered: 0, shortCircuited: false, output: undefined }
           : await this.interceptors.runBefore(interceptors, context);
+      entered = before.entered === interceptors.length ? interceptors : interceptors.slice(0, before.entered);
       if (before.shortCircuited) {
         output = before.output;
       } else {
-        // Validated after `before` hooks: the schema guards what the handler actually receives.
+        // Validated after `before` hooks: the schema guards what the handler actually receives,
+        // including input that a context-injecting interceptor completed.
         this.validator.validateInput(skill, context.input);
         output = await this.runAttempts(skill, context, options, startedAt, attempts);
       }
-      if (interceptors.length > 0) {
-        output = await this.interceptors.runAfter(interceptors, context, {
+      if (entered.length > 0) {
+        output = await this.interceptors.runAfter(entered, context, {
           output,
           attempts: attempts.count,
           duration: performance.now() - startedAt,
@@ -397,9 +416,10 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       this.validator.validateOutput(skill, output);
       return { status: "success", output, error: null };
     } catch (thrown) {
-      let error = toSkillboxError(thrown, skill);
-      if (interceptors.length > 0) {
-        const handled = await this.interceptors.runOnError(interceptors, context, error);
+      if (thrown instanceof InterceptorUnwind) entered = interceptors.slice(0, thrown.entered);
+      let error = toSkillboxError(thrown instanceof InterceptorUnwind ? thrown.error : thrown, skill);
+      if (entered.length > 0) {
+        const handled = await this.interceptors.runOnError(entered, context, error);
         if (handled.recovered) return { status: "success", output: handled.output, error: null };
         error = handled.error;
       }
@@ -413,7 +433,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
 
   private async runAttempts(
     skill: Skill,
-    context: InterceptorContext,
+    context: ExecutionState,
     options: ExecuteOptions,
     startedAt: number,
     attempts: { count: number },
@@ -471,7 +491,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
 
   private invokeRuntime(
     skill: Skill,
-    context: InterceptorContext,
+    context: ExecutionState,
     attempt: number,
     abort: LazyAbortSignal,
   ): Promise<unknown> {
@@ -483,15 +503,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
           `(available: ${[...this.runtimes.keys()].join(", ")}); install the package that provides it`,
       );
     }
-    const handlerContext = new ExecutionContext(
-      this,
-      skill,
-      context.executionId,
-      attempt,
-      context.apiKeyId,
-      context.sessionId,
-      abort,
-    );
+    const handlerContext = new ExecutionContext(this, context, attempt, abort);
     return runtime.run({
       skill,
       input: context.input,
@@ -500,9 +512,11 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     });
   }
 
-  private async resolveHandler(skill: Skill): Promise<SkillHandler> {
-    const registered = this.handlers.get(skill.handler);
-    if (registered !== undefined) return registered;
+  private resolveHandler(skill: Skill): SkillHandler | Promise<SkillHandler> {
+    return this.handlers.get(skill.handler) ?? this.resolveWithResolvers(skill);
+  }
+
+  private async resolveWithResolvers(skill: Skill): Promise<SkillHandler> {
     for (const resolver of this.resolvers) {
       const handler = await resolver(skill);
       if (handler !== undefined) return handler;
@@ -511,30 +525,5 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       "HANDLER_NOT_FOUND",
       `${skill.name}@${skill.version}: no handler "${skill.handler}" is registered; call executor.registerHandler("${skill.handler}", fn)`,
     );
-  }
-
-  private createInterceptorContext(
-    skill: Skill,
-    input: unknown,
-    executionId: string,
-    parentExecutionId: string | null,
-    apiKeyId: string,
-    sessionId: string | null,
-  ): InterceptorContext {
-    const executor = this;
-    let logger: SkillLogger | undefined;
-    return {
-      skill,
-      input,
-      executionId,
-      parentExecutionId,
-      apiKeyId,
-      sessionId,
-      state: {},
-      get logger() {
-        logger ??= executor.createLogger({ skill: `${skill.name}@${skill.version}`, executionId });
-        return logger;
-      },
-    };
   }
 }

@@ -66,7 +66,11 @@ export interface Interceptor {
     context: InterceptorContext,
     error: SkillboxError,
   ): undefined | { output: unknown } | Promise<undefined | { output: unknown }>;
-  /** Rewrites what is stored in the audit trail (never what the caller gets). Must be synchronous. */
+  /**
+   * Rewrites what is stored in the audit trail — redaction. The caller of the execution gets the
+   * real output; a later repeat with the same idempotency key is served from the audit trail and
+   * so gets the stored form. Must be synchronous.
+   */
   audit?(context: InterceptorContext, entry: AuditEntry): AuditEntry;
 }
 

@@ -2,7 +2,6 @@ import picomatch from "picomatch";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import type { Skill } from "../types.js";
 import type {
-  AuditEntry,
   BeforeHookResult,
   Interceptor,
   InterceptorContext,
@@ -12,8 +11,29 @@ import type {
 
 type HookName = "before" | "after" | "onError" | "audit";
 
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
 /** The interceptors that apply to one skill, already in `before` order. */
 export type InterceptorList = readonly Interceptor[];
+
+/** What `runBefore` reports: how many layers were entered, and an early answer if one gave it. */
+export interface BeforeOutcome {
+  entered: number;
+  shortCircuited: boolean;
+  output?: unknown;
+}
+
+/** A `before` failure, carrying how many layers had been entered when it happened. */
+export class InterceptorUnwind extends Error {
+  constructor(
+    readonly error: SkillboxError,
+    readonly entered: number,
+  ) {
+    super(error.message);
+  }
+}
 
 function compileMatch(match: InterceptorMatch | undefined): (skill: Skill) => boolean {
   if (match === undefined) return () => true;
@@ -45,6 +65,9 @@ function interceptorFailure(interceptor: Interceptor, hook: HookName, error: unk
  * registration order. Which interceptors apply to a skill is computed once per skill version.
  */
 export class InterceptorChain {
+  /** How long an asynchronous hook may take before the execution fails with `INTERCEPTOR_FAILED`. */
+  hookTimeoutMs = 10_000;
+
   private readonly entries = new Map<
     string,
     { interceptor: Interceptor; matches: (skill: Skill) => boolean }
@@ -91,24 +114,28 @@ export class InterceptorChain {
     return list;
   }
 
-  /** Runs `before` hooks; returns the final input, or an output that short-circuits the handler. */
-  async runBefore(
-    list: InterceptorList,
-    context: InterceptorContext,
-  ): Promise<{ output?: unknown; shortCircuited: boolean }> {
-    for (const interceptor of list) {
+  /**
+   * Runs `before` hooks. Returns how many layers were entered (so the way out unwinds only
+   * through those) and, when one answered instead of the handler, its output. A hook that
+   * throws rejects with `{ entered }` attached, for the same reason.
+   */
+  async runBefore(list: InterceptorList, context: InterceptorContext): Promise<BeforeOutcome> {
+    for (let index = 0; index < list.length; index++) {
+      const interceptor = list[index]!;
       if (interceptor.before === undefined) continue;
       let result: BeforeHookResult;
       try {
-        result = await interceptor.before(context);
+        // Await only real promises: most hooks are synchronous, and each await costs a turn.
+        const returned = interceptor.before(context);
+        result = isPromiseLike(returned) ? await this.bounded(returned, interceptor, "before") : returned;
       } catch (error) {
-        throw interceptorFailure(interceptor, "before", error);
+        throw new InterceptorUnwind(interceptorFailure(interceptor, "before", error), index + 1);
       }
       if (result === undefined || result === null) continue;
-      if ("output" in result) return { output: result.output, shortCircuited: true };
+      if ("output" in result) return { entered: index + 1, shortCircuited: true, output: result.output };
       if ("input" in result) context.input = result.input;
     }
-    return { shortCircuited: false };
+    return { entered: list.length, shortCircuited: false };
   }
 
   /** Runs `after` hooks in reverse order, threading the output through them. */
@@ -121,7 +148,10 @@ export class InterceptorChain {
       const interceptor = list[index]!;
       if (interceptor.after === undefined) continue;
       try {
-        const replaced = await interceptor.after(context, result);
+        const returned = interceptor.after(context, result);
+        const replaced = isPromiseLike(returned)
+          ? await this.bounded(returned, interceptor, "after")
+          : returned;
         if (replaced !== undefined && replaced !== null && "output" in replaced)
           result.output = replaced.output;
       } catch (error) {
@@ -146,7 +176,10 @@ export class InterceptorChain {
       const interceptor = list[index]!;
       if (interceptor.onError === undefined) continue;
       try {
-        const recovery = await interceptor.onError(context, current);
+        const returned = interceptor.onError(context, current);
+        const recovery = isPromiseLike(returned)
+          ? await this.bounded(returned, interceptor, "onError")
+          : returned;
         if (recoverable && recovery !== undefined && recovery !== null && "output" in recovery) {
           return { recovered: true, output: recovery.output };
         }
@@ -157,23 +190,58 @@ export class InterceptorChain {
     return { recovered: false, error: current };
   }
 
-  /** Applies `audit` hooks (outermost last) to what will be stored. A failing hook stores a marker, never the raw value. */
-  applyAudit(list: InterceptorList, context: InterceptorContext, entry: AuditEntry): AuditEntry {
-    let current = entry;
+  /**
+   * Applies `audit` hooks (outermost last) to the input or output about to be stored. A hook
+   * that throws stores a marker in place of the value, never the raw value.
+   */
+  applyAudit(
+    list: InterceptorList,
+    context: InterceptorContext,
+    field: "input" | "output",
+    value: unknown,
+  ): unknown {
+    let current = value;
     for (let index = list.length - 1; index >= 0; index--) {
       const interceptor = list[index]!;
       if (interceptor.audit === undefined) continue;
       try {
-        current = interceptor.audit(context, current) ?? current;
+        const entry = interceptor.audit(
+          context,
+          field === "input" ? { input: current } : { output: current },
+        );
+        if (entry !== undefined && entry !== null && field in entry) current = entry[field];
       } catch (error) {
-        const marker = `[audit hook of interceptor "${interceptor.name}" failed: ${(error as Error)?.message ?? error}]`;
-        current = {
-          ...("input" in current ? { input: marker } : {}),
-          ...("output" in current ? { output: marker } : {}),
-        };
+        current = `[audit hook of interceptor "${interceptor.name}" failed: ${(error as Error)?.message ?? error}]`;
       }
     }
     return current;
+  }
+
+  /** Fails a hook that has not settled within `hookTimeoutMs`, so a hung hook cannot hang an execution. */
+  private bounded<T>(promise: PromiseLike<T>, interceptor: Interceptor, hook: HookName): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new SkillboxError(
+              "INTERCEPTOR_FAILED",
+              `Interceptor "${interceptor.name}" did not finish ${hook}() within ${this.hookTimeoutMs} ms`,
+              { data: { interceptor: interceptor.name, hook } },
+            ),
+          ),
+        this.hookTimeoutMs,
+      );
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   }
 
   private rebuild(): void {

@@ -7,9 +7,11 @@ import type { RuntimeRequest, SkillRuntime } from "./skill-runtime.js";
 export function createInlineRuntime(): SkillRuntime {
   return {
     name: "inline",
-    async run(request: RuntimeRequest): Promise<unknown> {
-      const handler = await request.resolveHandler();
-      return handler(request.input, request.context);
+    run(request: RuntimeRequest): Promise<unknown> {
+      const handler = request.resolveHandler();
+      // A registered handler is returned synchronously; skip the extra turn an await would cost.
+      if (typeof handler === "function") return Promise.resolve(handler(request.input, request.context));
+      return handler.then((resolved) => resolved(request.input, request.context));
     },
   };
 }

@@ -7,7 +7,7 @@ export interface RuntimeRequest {
   /** The handler's context; `context.signal` aborts on timeout and cancellation. */
   context: SkillContext;
   /** Resolves the in-process handler function (runtimes that load code elsewhere may ignore it). */
-  resolveHandler(): Promise<SkillHandler>;
+  resolveHandler(): SkillHandler | Promise<SkillHandler>;
 }
 
 /**

@@ -2,10 +2,12 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   createSkillHost,
+  DEFAULT_RETRY_POLICY,
   isSkillboxError,
+  retryDelay,
+  SkillboxError,
   type SkillContext,
   type SkillExecution,
-  SkillboxError,
   type SkillHost,
   type SkillHostOptions,
   type SkillLogger,
@@ -220,6 +222,20 @@ describe("SkillExecutor", () => {
       expect(host.executor.getExecution(execution.id)?.apiKeyId).toBe("public");
     });
 
+    it("stores a marker for an output that cannot be serialised, while returning the real output", async () => {
+      const host = newHost();
+      register(host, { name: "cyclic" });
+      const cyclic: Record<string, unknown> = { name: "loop" };
+      cyclic.self = cyclic;
+      host.executor.registerHandler("cyclic", () => cyclic);
+      const execution = await host.executor.execute("cyclic", {});
+      expect(execution.status).toBe("success");
+      expect(execution.output).toBe(cyclic);
+      const stored = host.executor.getExecution(execution.id);
+      expect(stored?.status).toBe("success");
+      expect(stored?.output).toMatch(/not serialisable/);
+    });
+
     it("rejects new executions with BUSY once closed", async () => {
       const host = newHost();
       register(host, { name: "echo" });
@@ -352,6 +368,42 @@ describe("SkillExecutor", () => {
       expect(host.executor.getExecution(execution.id)?.error?.code).toBe("HANDLER_NOT_FOUND");
     });
 
+    it("fails with RUNTIME_NOT_FOUND, without retrying, when the skill asks for a runtime the executor lacks", async () => {
+      const host = newHost();
+      register(host, {
+        name: "exotic",
+        runtime: "quantum",
+        retry: { maxAttempts: 3, initialDelayMs: 5, jitter: 0 },
+      });
+      let calls = 0;
+      host.executor.registerHandler("exotic", () => {
+        calls++;
+        return "ran";
+      });
+      const execution = await host.executor.execute("exotic", {});
+      expect(calls).toBe(0);
+      expect(execution.status).toBe("error");
+      expect(execution.error?.code).toBe("RUNTIME_NOT_FOUND");
+      expect(execution.error?.message).toContain('"quantum"');
+      expect(execution.attempts).toBe(1);
+    });
+
+    it("runs a skill on a runtime registered with registerRuntime", async () => {
+      const host = newHost();
+      register(host, { name: "exotic", runtime: "quantum" });
+      host.executor.registerHandler("exotic", (input: { n: number }) => input.n);
+      host.executor.registerRuntime({
+        name: "quantum",
+        async run(request) {
+          const handler = await request.resolveHandler();
+          return { fromRuntime: await handler(request.input, request.context) };
+        },
+      });
+      const execution = await host.executor.execute("exotic", { n: 3 });
+      expect(execution.status).toBe("success");
+      expect(execution.output).toEqual({ fromRuntime: 3 });
+    });
+
     it("uses a handler resolver for handler references that are not registered names", async () => {
       const host = newHost();
       register(host, { name: "resolved", handler: "./index.js" });
@@ -441,9 +493,9 @@ describe("SkillExecutor", () => {
       expect(execution.error?.message).toContain("60 ms");
       expect(execution.output).toBeNull();
       expect(elapsed).toBeGreaterThanOrEqual(55);
-      expect(elapsed).toBeLessThan(60 + 200);
+      expect(elapsed).toBeLessThan(60 + 2_000);
       expect(signal?.aborted).toBe(true);
-      expect((signal?.reason as SkillboxError).code).toBe("TIMEOUT");
+      expect((signal?.reason as SkillboxError | undefined)?.code).toBe("TIMEOUT");
       const stored = host.executor.getExecution(execution.id);
       expect(stored?.status).toBe("timeout");
       expect(stored?.error?.code).toBe("TIMEOUT");
@@ -456,14 +508,15 @@ describe("SkillExecutor", () => {
       const finished = deferred();
       let abortedWhenFinishing: boolean | undefined;
       host.executor.registerHandler("late", async (_input, ctx) => {
-        await sleep(150); // ignores ctx.signal on purpose
+        await sleep(3_000); // ignores ctx.signal on purpose
         abortedWhenFinishing = ctx.signal.aborted;
         finished.resolve();
         return { value: "too late" };
       });
       const started = performance.now();
       const execution = await host.executor.execute("late", {});
-      expect(performance.now() - started).toBeLessThan(140);
+      // Resolved long before the handler's 3 s: the executor did not wait for it.
+      expect(performance.now() - started).toBeLessThan(2_000);
       expect(execution.status).toBe("timeout");
       expect(execution.output).toBeNull();
       await finished.promise;
@@ -512,7 +565,7 @@ describe("SkillExecutor", () => {
       const started = performance.now();
       const shortened = await host.executor.execute("patient", {}, { timeoutMs: 60 });
       expect(shortened.status).toBe("timeout");
-      expect(performance.now() - started).toBeLessThan(60 + 200);
+      expect(performance.now() - started).toBeLessThan(60 + 2_000);
       expect(shortened.error?.message).toContain("60 ms");
 
       const lengthened = await host.executor.execute("impatient", {}, { timeoutMs: 1_000 });
@@ -548,7 +601,7 @@ describe("SkillExecutor", () => {
       expect(execution.error?.message).toContain("overall deadline of 80 ms");
       expect(execution.attempts).toBe(1);
       expect(elapsed).toBeGreaterThanOrEqual(70);
-      expect(elapsed).toBeLessThan(80 + 200);
+      expect(elapsed).toBeLessThan(80 + 2_000);
     });
 
     it("bounds retries and their backoff by totalTimeoutMs", async () => {
@@ -574,7 +627,7 @@ describe("SkillExecutor", () => {
       expect(execution.attempts).toBeGreaterThanOrEqual(2);
       expect(execution.attempts).toBeLessThan(50);
       expect(calls).toBe(execution.attempts);
-      expect(elapsed).toBeLessThan(150 + 200);
+      expect(elapsed).toBeLessThan(150 + 2_000);
       expect(host.executor.getExecution(execution.id)?.attempts).toBe(execution.attempts);
     });
 
@@ -601,7 +654,7 @@ describe("SkillExecutor", () => {
       expect(calls).toBeGreaterThanOrEqual(2);
       expect(calls).toBeLessThanOrEqual(4);
       expect(execution.attempts).toBe(calls);
-      expect(elapsed).toBeLessThan(100 + 100);
+      expect(elapsed).toBeLessThan(100 + 2_000);
     });
 
     it("retries an attempt that timed out and keeps the fresh result, not the stale one", async () => {
@@ -786,7 +839,7 @@ describe("SkillExecutor", () => {
       const abortedAt = performance.now();
       controller.abort(new Error("user closed the tab"));
       const execution = await pending;
-      expect(performance.now() - abortedAt).toBeLessThan(200);
+      expect(performance.now() - abortedAt).toBeLessThan(2_000);
       expect(execution.status).toBe("cancelled");
       expect(execution.error?.code).toBe("CANCELLED");
       expect(execution.attempts).toBe(1);
@@ -1172,6 +1225,64 @@ describe("SkillExecutor", () => {
     });
   });
 
+  describe("regressions", () => {
+    // A throwing `started` observer used to reject execute() and leave the row `running`.
+    it("keeps running and recording when an event listener throws", async () => {
+      const errors: string[] = [];
+      const logger: SkillLogger = {
+        debug() {},
+        info() {},
+        warn() {},
+        error: (message) => errors.push(message),
+      };
+      const host = newHost({ logger });
+      register(host, { name: "echo" });
+      host.executor.registerHandler("echo", (input) => input);
+      host.executor.on("started", () => {
+        throw new Error("observer bug");
+      });
+      const execution = await host.executor.execute("echo", { a: 1 });
+      expect(execution.status).toBe("success");
+      expect(host.executor.getExecution(execution.id)?.status).toBe("success");
+      expect(errors).toEqual(['A "started" listener threw']);
+    });
+
+    // ctx.call used to spread array data into an object ({ executionId, "0": … }).
+    it("keeps a nested failure's data intact under `details`", async () => {
+      const host = newHost();
+      register(host, {
+        name: "strict",
+        schema: { input: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
+      });
+      register(host, { name: "caller" });
+      host.executor.registerHandler("strict", (input) => input);
+      let caught: SkillboxError | undefined;
+      host.executor.registerHandler("caller", async (_input, ctx) => {
+        try {
+          await ctx.call("strict", { n: "not a number" });
+        } catch (error) {
+          caught = error as SkillboxError;
+        }
+        return null;
+      });
+      await host.executor.execute("caller", {});
+      expect(caught?.code).toBe("INPUT_INVALID");
+      const data = caught?.data as { executionId: string; details: unknown };
+      expect(Array.isArray(data.details)).toBe(true);
+      expect(host.executor.getExecution(data.executionId)?.error?.code).toBe("INPUT_INVALID");
+    });
+
+    // Ids were minted from pooled random bytes, which turned off uuid's in-millisecond ordering.
+    it("mints execution ids that sort in creation order", async () => {
+      const host = newHost();
+      register(host, { name: "echo" });
+      host.executor.registerHandler("echo", (input) => input);
+      const ids: string[] = [];
+      for (let index = 0; index < 300; index++) ids.push((await host.executor.execute("echo", index)).id);
+      expect([...ids].sort()).toEqual(ids);
+    });
+  });
+
   describe("listExecutions", () => {
     async function seed(host: TemporaryHost) {
       register(host, { name: "alpha" });
@@ -1235,6 +1346,22 @@ describe("SkillExecutor", () => {
       expect(host.executor.listExecutions({ skill: "alpha", offset: 10 })).toEqual([]);
     });
 
+    it("orders executions started within the same millisecond newest first", async () => {
+      const host = newHost();
+      register(host, { name: "tick" });
+      host.executor.registerHandler("tick", (input: { n: number }) => input.n);
+      const executions: SkillExecution[] = [];
+      for (let n = 0; n < 40; n++) executions.push(await host.executor.execute("tick", { n }));
+      const sameMillisecond = executions.filter(
+        (execution, index) => index > 0 && execution.createdAt === executions[index - 1]!.createdAt,
+      ).length;
+      expect(sameMillisecond).toBeGreaterThan(0);
+      const listed = host.executor.listExecutions({ skill: "tick", limit: 100 });
+      expect(listed.map((execution) => (execution.input as { n: number }).n)).toEqual(
+        Array.from({ length: 40 }, (_, index) => 39 - index),
+      );
+    });
+
     it("rejects a since that is not a date with INPUT_INVALID", () => {
       const host = newHost();
       try {
@@ -1266,5 +1393,32 @@ describe("SkillExecutor", () => {
       expect(host.executor.countExecutions({ limit: 1, offset: 5 })).toBe(7);
       expect(host.executor.countExecutions({ since: Date.now() + 60_000 })).toBe(0);
     });
+  });
+});
+
+describe("retryDelay", () => {
+  const policy = {
+    ...DEFAULT_RETRY_POLICY,
+    initialDelayMs: 100,
+    backoffCoefficient: 2,
+    maxDelayMs: 1_000,
+    jitter: 0,
+  };
+
+  it("grows exponentially from initialDelayMs and stops at maxDelayMs", () => {
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => retryDelay(policy, attempt))).toEqual([
+      100, 200, 400, 800, 1_000, 1_000,
+    ]);
+  });
+
+  it("spreads the delay by at most ±jitter", () => {
+    const jittered = { ...policy, jitter: 0.2 };
+    expect(retryDelay(jittered, 1, () => 0)).toBe(80);
+    expect(retryDelay(jittered, 1, () => 0.5)).toBe(100);
+    expect(retryDelay(jittered, 1, () => 0.999_999)).toBe(120);
+  });
+
+  it("makes a single attempt by default", () => {
+    expect(DEFAULT_RETRY_POLICY.maxAttempts).toBe(1);
   });
 });
