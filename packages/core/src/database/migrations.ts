@@ -65,12 +65,14 @@ export const MIGRATIONS: readonly Migration[] = [
         runner_id TEXT NOT NULL UNIQUE,
         pid INTEGER NOT NULL,
         host TEXT NOT NULL,
-        started_at INTEGER NOT NULL
+        started_at INTEGER NOT NULL,
+        closed_at INTEGER
       );
 
-      -- Ids are UUIDv7, so the primary key grows at its right edge and serves "since" ranges.
-      -- "Newest first" is rowid order, which every index carries for free: single-column
-      -- indexes on owner and skill stay small and keep inserts cheap.
+      -- Indexes are few on purpose: every one is paid on each of thousands of inserts a second.
+      -- Ids are UUIDv7, so the primary key grows at its right edge and serves "since" ranges and
+      -- the recovery of a dead runner's rows. "Newest first" is rowid order, which an index
+      -- carries for free. Callers are owner-scoped, so (owner, skill) serves both filters.
       CREATE TABLE skill_executions (
         id TEXT PRIMARY KEY,
         skill_id TEXT NOT NULL,
@@ -92,10 +94,7 @@ export const MIGRATIONS: readonly Migration[] = [
         finished_at INTEGER,
         runner INTEGER NOT NULL REFERENCES skillbox_runners (id)
       );
-      CREATE INDEX executions_by_owner ON skill_executions (api_key_id);
-      CREATE INDEX executions_by_skill ON skill_executions (skill_name);
-      CREATE INDEX executions_unfinished ON skill_executions (runner)
-        WHERE status IN ('pending', 'running');
+      CREATE INDEX executions_by_owner_skill ON skill_executions (api_key_id, skill_name);
       CREATE UNIQUE INDEX executions_by_idempotency_key ON skill_executions (api_key_id, idempotency_key)
         WHERE idempotency_key IS NOT NULL;
     `,

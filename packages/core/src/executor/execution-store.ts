@@ -2,19 +2,7 @@ import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
-import {
-  AuditBatcher,
-  type AuditWriteMode,
-  type ExecutionFinish,
-  type ExecutionStart,
-} from "./audit-batcher.js";
-
-/** Options of {@link ExecutionStore}. */
-export interface ExecutionStoreOptions {
-  /** `thread` (default) commits audit batches on a writer thread; `inline` on the caller's connection. */
-  writeMode?: AuditWriteMode;
-  busyTimeoutMs?: number;
-}
+import { AuditBatcher, type ExecutionFinish, type ExecutionStart } from "./audit-batcher.js";
 
 /** Filters of `listExecutions` / `countExecutions`. */
 export interface ExecutionFilters {
@@ -106,7 +94,7 @@ export class ExecutionStore {
   private readonly batcher: AuditBatcher;
   private readonly host = hostname();
 
-  constructor(database: Database.Database, runnerId: string, options: ExecutionStoreOptions = {}) {
+  constructor(database: Database.Database, runnerId: string) {
     this.database = database;
     this.runnerId = runnerId;
     const runnerKey = Number(
@@ -116,33 +104,32 @@ export class ExecutionStore {
     );
     this.runnerKey = runnerKey;
     OPEN_RUNNERS.add(runnerId);
-    this.batcher = new AuditBatcher(
-      database,
-      runnerKey,
-      options.writeMode ?? "thread",
-      options.busyTimeoutMs ?? 5000,
-    );
+    this.batcher = new AuditBatcher(database, runnerKey);
     this.statements = {
       byId: database.prepare<[string], ExecutionRow>("SELECT * FROM skill_executions WHERE id = ?"),
       byIdempotencyKey: database.prepare<[string, string], ExecutionRow>(
         "SELECT * FROM skill_executions WHERE api_key_id = ? AND idempotency_key = ?",
       ),
-      orphanRunners: database.prepare<[], { id: number; runner_id: string; pid: number; host: string }>(
-        `SELECT id, runner_id, pid, host FROM skillbox_runners WHERE id IN
-           (SELECT DISTINCT runner FROM skill_executions WHERE status IN ('pending', 'running'))`,
-      ),
-      interruptRunner: database.prepare<[number, number]>(
+      unclosedRunners: database.prepare<
+        [string],
+        { id: number; runner_id: string; pid: number; started_at: number }
+      >("SELECT id, runner_id, pid, started_at FROM skillbox_runners WHERE closed_at IS NULL AND host = ?"),
+      // A runner's rows all have ids minted after it started, so the primary key bounds the scan.
+      interruptRunner: database.prepare<[number, string, number]>(
         `UPDATE skill_executions SET status = 'interrupted', error_code = 'INTERRUPTED',
            error_message = 'The process running this execution stopped before it finished', finished_at = ?
-         WHERE runner = ? AND status IN ('pending', 'running')`,
+         WHERE id >= ? AND runner = ? AND status IN ('pending', 'running')`,
+      ),
+      closeRunner: database.prepare<[number, number]>(
+        "UPDATE skillbox_runners SET closed_at = ? WHERE id = ?",
       ),
     };
   }
 
   private readonly database: Database.Database;
 
-  /** Queues the `running` row; resolves once it is committed. */
-  start(row: ExecutionStart): Promise<void> {
+  /** Queues the `running` row; resolves with its rowid once it is committed. */
+  start(row: ExecutionStart): Promise<number> {
     return this.batcher.start(row);
   }
 
@@ -156,10 +143,11 @@ export class ExecutionStore {
     return this.batcher.flush();
   }
 
-  /** Commits what is queued and stops the writer thread. */
+  /** Commits what is queued and forgets this runner. */
   async close(): Promise<void> {
-    await this.batcher.close();
+    await this.batcher.flush();
     OPEN_RUNNERS.delete(this.runnerId);
+    if (this.database.open) this.statements.closeRunner.run(Date.now(), this.runnerKey);
   }
 
   get(id: string): SkillExecution | undefined {
@@ -199,12 +187,20 @@ export class ExecutionStore {
    */
   markInterrupted(): number {
     let changed = 0;
-    for (const runner of this.statements.orphanRunners.all()) {
-      if (runner.host !== this.host || OPEN_RUNNERS.has(runner.runner_id)) continue;
+    for (const runner of this.statements.unclosedRunners.all(this.host)) {
+      if (OPEN_RUNNERS.has(runner.runner_id)) continue;
       // Our own pid with a runner id not open here means an earlier process that had our pid.
       if (runner.pid !== process.pid && isAlive(runner.pid)) continue;
       changed += this.database
-        .transaction(() => this.statements.interruptRunner.run(Date.now(), runner.id).changes)
+        .transaction(() => {
+          const { changes } = this.statements.interruptRunner.run(
+            Date.now(),
+            uuidV7LowerBound(runner.started_at - 1),
+            runner.id,
+          );
+          this.statements.closeRunner.run(Date.now(), runner.id);
+          return changes;
+        })
         .immediate();
     }
     return changed;

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { v7 as createExecutionId } from "uuid";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import type { Interceptor } from "../interceptors/define-interceptor.js";
 import {
@@ -23,7 +22,7 @@ import type {
   SkillHandler,
   SkillLogger,
 } from "../types.js";
-import type { AuditWriteMode } from "./audit-batcher.js";
+import { createExecutionId } from "./create-execution-id.js";
 import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
 import { ExecutionState } from "./execution-state.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
@@ -52,12 +51,6 @@ export interface SkillExecutorOptions {
   interceptors?: Interceptor[];
   /** Mark rows orphaned by dead processes `interrupted` on start (default true). */
   recoverInterrupted?: boolean;
-  /**
-   * Where audit batches are committed: `thread` (default) on a writer thread with its own
-   * connection, so SQLite work runs beside the executor on another core; `inline` on the
-   * registry's connection. Either way `execute()` resolves only after its row is committed.
-   */
-  auditWriteMode?: AuditWriteMode;
 }
 
 /** Events of {@link SkillExecutor}. */
@@ -126,9 +119,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   constructor(options: SkillExecutorOptions) {
     super();
     this.registry = options.registry;
-    this.store = new ExecutionStore(options.registry.database, randomUUID(), {
-      writeMode: options.auditWriteMode,
-    });
+    this.store = new ExecutionStore(options.registry.database, randomUUID());
     this.idempotency = new IdempotencyGate(this.store);
     this.logger = options.logger ?? createConsoleLogger();
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
@@ -307,7 +298,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       depth,
     );
     const auditedInput = this.interceptors.applyAudit(interceptors, interceptorContext, "input", input);
-    await this.store.start({
+    const rowid = await this.store.start({
       id,
       skillId: skill.id,
       skillName: skill.name,
@@ -354,6 +345,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         ? null
         : this.interceptors.applyAudit(interceptors, interceptorContext, "output", outcome.output);
     await this.store.finish({
+      rowid,
       id,
       status: outcome.status,
       outputJson: serialize(auditedOutput ?? null),
