@@ -151,10 +151,11 @@ export class AuditBatcher {
 
   /** Writes the batch; returns per item the rowid it wrote, or the error that kept it out. */
   private write(batch: Pending[]): (number | Error)[] {
-    const run = (item: Pending): number =>
-      item.kind === "start"
-        ? Number(this.insert.run(item.values).lastInsertRowid)
-        : (this.finishStatement.run(item.values), Number(item.values[item.values.length - 1]));
+    const run = (item: Pending): number => {
+      if (item.kind === "start") return Number(this.insert.run(item.values).lastInsertRowid);
+      this.finishStatement.run(item.values);
+      return Number(item.values[item.values.length - 1]);
+    };
     try {
       return this.database.transaction(() => batch.map(run)).immediate();
     } catch {
