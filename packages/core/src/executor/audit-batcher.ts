@@ -1,17 +1,20 @@
 import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
-import type { ExecutionError, ExecutionStatus } from "../types.js";
+import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
 
-/** The row written when an execution starts. */
-export interface ExecutionStart {
-  id: string;
-  skillId: string;
-  skillName: string;
-  skillVersion: string;
-  apiKeyId: string;
-  sessionId: string | null;
-  parentExecutionId: string | null;
-  idempotencyKey: string | null;
+/** The row written when an execution starts: the record's identity plus the stored input. */
+export interface ExecutionStart
+  extends Pick<
+    SkillExecution,
+    | "id"
+    | "skillId"
+    | "skillName"
+    | "skillVersion"
+    | "apiKeyId"
+    | "sessionId"
+    | "parentExecutionId"
+    | "idempotencyKey"
+  > {
   /** Already serialised (and redacted) input. */
   inputJson: string | null;
   createdAt: number;

@@ -298,18 +298,6 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       depth,
     );
     const auditedInput = this.interceptors.applyAudit(interceptors, interceptorContext, "input", input);
-    const rowid = await this.store.start({
-      id,
-      skillId: skill.id,
-      skillName: skill.name,
-      skillVersion: skill.version,
-      apiKeyId: caller,
-      sessionId,
-      parentExecutionId,
-      idempotencyKey: options.idempotencyKey ?? null,
-      inputJson: serialize(auditedInput),
-      createdAt,
-    });
     const record: SkillExecution = {
       id,
       skillId: skill.id,
@@ -328,6 +316,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       createdAt: new Date(createdAt).toISOString(),
       finishedAt: null,
     };
+    const rowid = await this.store.start({ ...record, inputJson: serialize(auditedInput), createdAt });
     if (this.listenerCount("started") > 0) this.notify("started", { ...record });
     const attempts = { count: 0 };
     const outcome = await this.runLifecycle(

@@ -1,6 +1,13 @@
 import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { closeDefaultSkillHost, getDefaultSkillHost, skillExecutor, skillRegistry } from "@skillbox/core";
+import {
+  closeDefaultSkillHost,
+  getDefaultSkillHost,
+  type SkillExecutor,
+  type SkillRegistry,
+  skillExecutor,
+  skillRegistry,
+} from "@skillbox/core";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -11,9 +18,36 @@ import {
 
 /**
  * The reference document's "Registering a Skill and Handler" and "Executing a Skill"
- * examples, verbatim except for the import path (and, for the isolated host, where the two
- * instances come from).
+ * examples, verbatim except for the import path; the two instances are passed in, so the same
+ * code runs on an isolated host and on the default `skillRegistry` / `skillExecutor`.
  */
+async function referenceExample(skillRegistry: SkillRegistry, skillExecutor: SkillExecutor) {
+  // Register metadata
+  await skillRegistry.register({
+    name: "echo",
+    version: "1.0.0",
+    description: "Returns the same payload back",
+    schema: { input: { type: "object", properties: { msg: { type: "string" } } } },
+    handler: "echoHandler",
+    enabled: true,
+    apiKeyId: "public",
+  });
+
+  // Register the actual handler function
+  // biome-ignore lint/correctness/noUnusedFunctionParameters: verbatim from the reference example.
+  skillExecutor.registerHandler("echoHandler", async (input, ctx) => {
+    return { echoed: input.msg };
+  });
+
+  const result = await skillExecutor.execute(
+    "echo@1.0.0",
+    { msg: "hello world" },
+    { apiKeyId: "user-123", sessionId: "sess-abc" },
+  );
+
+  console.log(result.output?.echoed); // → "hello world"
+  return result;
+}
 
 describe("SkillExecutor", () => {
   let host: TemporaryHost | undefined;
@@ -29,30 +63,7 @@ describe("SkillExecutor", () => {
     const { registry: skillRegistry, executor: skillExecutor } = host;
     const log = vi.spyOn(console, "log").mockImplementation(() => {});
 
-    // Register metadata
-    await skillRegistry.register({
-      name: "echo",
-      version: "1.0.0",
-      description: "Returns the same payload back",
-      schema: { input: { type: "object", properties: { msg: { type: "string" } } } },
-      handler: "echoHandler",
-      enabled: true,
-      apiKeyId: "public",
-    });
-
-    // Register the actual handler function
-    // biome-ignore lint/correctness/noUnusedFunctionParameters: verbatim from the reference example.
-    skillExecutor.registerHandler("echoHandler", async (input, ctx) => {
-      return { echoed: input.msg };
-    });
-
-    const result = await skillExecutor.execute(
-      "echo@1.0.0",
-      { msg: "hello world" },
-      { apiKeyId: "user-123", sessionId: "sess-abc" },
-    );
-
-    console.log(result.output?.echoed); // → "hello world"
+    const result = await referenceExample(skillRegistry, skillExecutor);
 
     expect(log).toHaveBeenCalledWith("hello world");
     expect(result.status).toBe("success");
@@ -107,30 +118,7 @@ describe("skillExecutor", () => {
   it("runs the reference's example on the default skillRegistry/skillExecutor over SKILLBOX_DB", async () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => {});
 
-    // Register metadata
-    await skillRegistry.register({
-      name: "echo",
-      version: "1.0.0",
-      description: "Returns the same payload back",
-      schema: { input: { type: "object", properties: { msg: { type: "string" } } } },
-      handler: "echoHandler",
-      enabled: true,
-      apiKeyId: "public",
-    });
-
-    // Register the actual handler function
-    // biome-ignore lint/correctness/noUnusedFunctionParameters: verbatim from the reference example.
-    skillExecutor.registerHandler("echoHandler", async (input, ctx) => {
-      return { echoed: input.msg };
-    });
-
-    const result = await skillExecutor.execute(
-      "echo@1.0.0",
-      { msg: "hello world" },
-      { apiKeyId: "user-123", sessionId: "sess-abc" },
-    );
-
-    console.log(result.output?.echoed); // → "hello world"
+    const result = await referenceExample(skillRegistry, skillExecutor);
 
     expect(log).toHaveBeenCalledWith("hello world");
     expect(result.status).toBe("success");
