@@ -7,6 +7,13 @@ export {
 } from "./database/open-database.js";
 export { closeDefaultSkillHost, getDefaultSkillHost, skillExecutor, skillRegistry } from "./default-host.js";
 export {
+  type DefinedSkill,
+  defineSkill,
+  isDefinedSkill,
+  type SchemaInput,
+  type SkillDefinitionOptions,
+} from "./define-skill.js";
+export {
   deny,
   isSkillboxError,
   SkillboxError,

@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { SkillboxError } from "./errors/skillbox-error.js";
+import type {
+  JsonSchema,
+  RetryPolicy,
+  SkillContext,
+  SkillHandler,
+  SkillRuntimeName,
+  SkillSandboxSettings,
+} from "./types.js";
+
+/** A schema given as zod (converted to JSON Schema) or as JSON Schema. */
+export type SchemaInput = z.ZodType | JsonSchema;
+
+type Infer<Schema, Fallback> = Schema extends z.ZodType ? z.output<Schema> : Fallback;
+type InferInput<Schema> = Schema extends z.ZodType
+  ? z.input<Schema>
+  : Schema extends undefined
+    ? unknown
+    : any;
+
+/** What `defineSkill` accepts: the handler, its schemas and optional manifest fields. */
+export interface SkillDefinitionOptions<
+  Input extends SchemaInput | undefined,
+  Output extends SchemaInput | undefined,
+> {
+  /** Overrides the manifest's name when given (the manifest wins when both are set). */
+  name?: string;
+  version?: string;
+  description?: string;
+  input?: Input;
+  output?: Output;
+  handler: (
+    input: Infer<Input, InferInput<Input>>,
+    context: SkillContext,
+  ) => Infer<Output, unknown> | Promise<Infer<Output, unknown>>;
+  runtime?: SkillRuntimeName;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  memoryMb?: number;
+  sandbox?: SkillSandboxSettings;
+  requires?: Record<string, string>;
+  tags?: string[];
+}
+
+/** The value `defineSkill` returns: JSON Schemas plus the handler, recognisable by loaders. */
+export interface DefinedSkill {
+  readonly kind: "skillbox.skill";
+  name?: string;
+  version?: string;
+  description?: string;
+  input?: JsonSchema;
+  output?: JsonSchema;
+  handler: SkillHandler;
+  runtime?: SkillRuntimeName;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  memoryMb?: number;
+  sandbox?: SkillSandboxSettings;
+  requires?: Record<string, string>;
+  tags?: string[];
+}
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value;
+}
+
+function toJsonSchema(schema: SchemaInput | undefined, field: string): JsonSchema | undefined {
+  if (schema === undefined) return undefined;
+  if (!isZodSchema(schema)) return schema;
+  try {
+    // "input" mode describes what callers may send (defaults make fields optional).
+    const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+      io: field === "input" ? "input" : "output",
+      unrepresentable: "any",
+    }) as JsonSchema;
+    return json;
+  } catch (error) {
+    throw new SkillboxError(
+      "REGISTRATION_INVALID",
+      `defineSkill: \`${field}\` cannot be expressed as JSON Schema (${(error as Error).message}); use plain zod types`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Declares a skill in code with a typed handler. Zod schemas are converted to JSON Schema for
+ * the registry (and, at run time, the executor validates with those); inputs reach the handler
+ * already validated. A handler module's default export may be this value or a bare function.
+ */
+export function defineSkill<
+  Input extends SchemaInput | undefined = undefined,
+  Output extends SchemaInput | undefined = undefined,
+>(options: SkillDefinitionOptions<Input, Output>): DefinedSkill {
+  if (typeof options?.handler !== "function") {
+    throw new SkillboxError("REGISTRATION_INVALID", "defineSkill: `handler` must be a function");
+  }
+  const { input, output, handler, ...rest } = options;
+  // The executor validates against the JSON Schema; parsing with zod as well hands the handler
+  // exactly the type it declares (defaults filled in, transforms applied).
+  const typedHandler: SkillHandler = isZodSchema(input)
+    ? (value, context) => handler(input.parse(value) as never, context)
+    : (handler as SkillHandler);
+  return {
+    ...rest,
+    kind: "skillbox.skill",
+    input: toJsonSchema(input, "input"),
+    output: toJsonSchema(output, "output"),
+    handler: typedHandler,
+  };
+}
+
+/** True for values returned by {@link defineSkill} (also across copies of this package). */
+export function isDefinedSkill(value: unknown): value is DefinedSkill {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === "skillbox.skill" &&
+    typeof (value as { handler?: unknown }).handler === "function"
+  );
+}
