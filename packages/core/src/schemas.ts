@@ -77,10 +77,18 @@ export const skillRegistrationSchema = z
 /** What `register()` accepts. */
 export type SkillRegistration = z.input<typeof skillRegistrationSchema>;
 
-/** Formats zod issues as one line per field: "`version` must be …". */
-export function formatZodIssues(error: z.ZodError, subject: string): string {
+/**
+ * Formats zod issues as one line per field: "<subject>: `version` must be …". `fieldPrefix`
+ * names where the validated object sits (e.g. "skillbox." inside a package.json).
+ */
+export function formatZodIssues(error: z.ZodError, subject: string, fieldPrefix = ""): string {
   const lines = error.issues.map((issue) => {
-    const field = issue.path.length > 0 ? `\`${issue.path.join(".")}\`` : "value";
+    const path = `${fieldPrefix}${issue.path.join(".")}`;
+    const field = path === "" ? "value" : `\`${path.replace(/\.$/, "")}\``;
+    if (issue.code === "unrecognized_keys") {
+      const keys = issue.keys.map((key) => `\`${fieldPrefix}${[...issue.path, key].join(".")}\``).join(", ");
+      return `${subject}: unknown field ${keys}; check the spelling`;
+    }
     return `${subject}: ${field} ${issue.message}`;
   });
   return lines.join("\n");

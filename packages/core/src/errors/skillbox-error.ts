@@ -8,6 +8,8 @@
  * - `INPUT_INVALID` / `OUTPUT_INVALID` – schema validation failed (never retried).
  * - `REGISTRATION_INVALID` – `register()` got a malformed skill definition.
  * - `MANIFEST_INVALID` – a skill or interceptor manifest file is malformed.
+ * - `HANDLER_INVALID` – a handler module fails to load or exports no handler.
+ * - `REQUIREMENTS_UNMET` – a package's `requires` names skills that are not registered.
  * - `TIMEOUT` – an attempt or the overall deadline ran out.
  * - `CANCELLED` – the caller's signal aborted the execution (never retried).
  * - `DENIED` – an interceptor refused the execution (never retried).
@@ -27,6 +29,8 @@ export type SkillboxErrorCode =
   | "OUTPUT_INVALID"
   | "REGISTRATION_INVALID"
   | "MANIFEST_INVALID"
+  | "HANDLER_INVALID"
+  | "REQUIREMENTS_UNMET"
   | "TIMEOUT"
   | "CANCELLED"
   | "DENIED"
@@ -55,6 +59,8 @@ const NEVER_RETRIED: ReadonlySet<string> = new Set([
   "OUTPUT_INVALID",
   "REGISTRATION_INVALID",
   "MANIFEST_INVALID",
+  "HANDLER_INVALID",
+  "REQUIREMENTS_UNMET",
   "CANCELLED",
   "DENIED",
   "SKILL_NOT_FOUND",

@@ -1,0 +1,60 @@
+import { readdir, readFile, realpath } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+
+async function listDirectories(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return [];
+    throw error;
+  });
+  return entries
+    .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !entry.name.startsWith("."))
+    .filter((entry) => entry.name !== "node_modules")
+    .map((entry) => join(directory, entry.name));
+}
+
+/** Subfolders of `directory` that may be packages: `name/` and `@scope/name/`. Missing directory → none. */
+export async function listPackageFolders(directory: string): Promise<string[]> {
+  const folders: string[] = [];
+  for (const path of await listDirectories(directory)) {
+    if (basename(path).startsWith("@")) folders.push(...(await listDirectories(path)));
+    else folders.push(path);
+  }
+  return folders;
+}
+
+/**
+ * Installed npm packages of `projectRoot` that declare a `"skillbox"` field, as real paths (pnpm
+ * links packages from its store). `pnpm add @acme/skill-weather` is all it takes to install one.
+ */
+export async function discoverNpmPackages(projectRoot: string): Promise<string[]> {
+  const nodeModules = resolve(projectRoot, "node_modules");
+  const candidates = await listPackageFolders(nodeModules);
+  const found: string[] = [];
+  await Promise.all(
+    candidates.map(async (folder) => {
+      try {
+        const json = JSON.parse(await readFile(join(folder, "package.json"), "utf8")) as {
+          skillbox?: unknown;
+        };
+        if (json.skillbox !== undefined) found.push(await realpath(folder));
+      } catch {
+        // Not a package (or an unreadable one): npm discovery only looks for opted-in packages.
+      }
+    }),
+  );
+  return found.sort();
+}
+
+/** The package folder a changed `path` belongs to, for a watched `directory`; undefined when none. */
+export function packageRootOf(directory: string, path: string): string | undefined {
+  const relativeParts = resolve(path)
+    .slice(resolve(directory).length + 1)
+    .split(/[\\/]/);
+  if (relativeParts[0] === undefined || relativeParts[0] === "") return undefined;
+  if (relativeParts[0].startsWith("@")) {
+    return relativeParts[1] === undefined
+      ? undefined
+      : join(resolve(directory), relativeParts[0], relativeParts[1]);
+  }
+  return join(resolve(directory), relativeParts[0]);
+}

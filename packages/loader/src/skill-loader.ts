@@ -1,0 +1,520 @@
+import { EventEmitter } from "node:events";
+import { resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+  type DefinedSkill,
+  type Interceptor,
+  isDefinedSkill,
+  isSkillboxError,
+  type Skill,
+  SkillboxError,
+  type SkillExecutor,
+  type SkillHandler,
+  type SkillRegistration,
+  type SkillRegistry,
+  skillExecutor,
+  skillRegistry,
+} from "@skillbox/core";
+import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
+import {
+  displayPath,
+  type InterceptorPackage,
+  type PackageDescriptor,
+  readPackage,
+  type SkillPackage,
+} from "./manifest/read-package.js";
+import { hashPackageFiles } from "./module/hash-package-files.js";
+import { importFresh } from "./module/import-fresh.js";
+
+/** Marks registry entries this loader manages (in `skill.metadata.loader`). */
+export const LOADER_MARK = "@skillbox/loader";
+
+/** Options shared by `loadSkills` and `watchSkills`. */
+export interface SkillLoaderOptions {
+  /** Folders whose subfolders (and `@scope/name` subfolders) are packages. Default `["./plugins"]`. */
+  dirs?: string[];
+  /** Discover installed npm packages with a `"skillbox"` field (default true). */
+  npm?: boolean;
+  /** Where `node_modules` is looked for (default: the working directory). */
+  projectRoot?: string;
+  /** Owner of the loaded skills (default `system`: global). */
+  owner?: string;
+  /** Defaults to the `skillRegistry` of `@skillbox/core`. */
+  registry?: SkillRegistry;
+  /** Defaults to the `skillExecutor` of `@skillbox/core`. */
+  executor?: SkillExecutor;
+}
+
+/** A package that loaded. */
+export interface LoadedPackage {
+  kind: "skill" | "interceptor";
+  name: string;
+  version: string | undefined;
+  root: string;
+  /** The registry id (skills only). */
+  skillId?: string;
+}
+
+/** A package that did not load, and why. */
+export interface FailedPackage {
+  root: string;
+  /** The file at fault (manifest or handler module). */
+  file: string;
+  code: string;
+  message: string;
+}
+
+/** The outcome of a full load. */
+export interface LoadReport {
+  loaded: LoadedPackage[];
+  failed: FailedPackage[];
+  /** Registry entries of packages that disappeared since the last run. */
+  removed: LoadedPackage[];
+}
+
+/** Events of a loader (and of the watcher handle). */
+export interface SkillLoaderEvents {
+  loaded: [LoadedPackage];
+  reloaded: [LoadedPackage];
+  removed: [LoadedPackage];
+  error: [FailedPackage];
+}
+
+interface PackageState {
+  descriptor: PackageDescriptor;
+  /** Skills: what was (or would be) registered. */
+  registration?: SkillRegistration;
+  skill?: Skill;
+  handler?: SkillHandler;
+  handlerLoading?: Promise<SkillHandler>;
+  /** Interceptors: the instance in the executor. */
+  interceptor?: Interceptor;
+  /** Requirements not met right now (the skill is then unregistered). */
+  unmet?: string[];
+}
+
+/** What a folder yielded after reading and (when needed) importing. */
+interface PreparedPackage {
+  descriptor: PackageDescriptor;
+  registration?: SkillRegistration;
+  handler?: SkillHandler;
+  interceptor?: Interceptor;
+}
+
+function describe(state: PackageState): LoadedPackage {
+  const { descriptor } = state;
+  return {
+    kind: descriptor.kind,
+    name: descriptor.manifest.name,
+    version: descriptor.manifest.version,
+    root: descriptor.root,
+    ...(state.skill ? { skillId: state.skill.id } : {}),
+  };
+}
+
+function failure(root: string, error: unknown): FailedPackage {
+  const data = isSkillboxError(error) ? (error.data as { file?: string } | undefined) : undefined;
+  return {
+    root,
+    file: data?.file ?? root,
+    code: isSkillboxError(error) ? error.code : "HANDLER_INVALID",
+    message: error instanceof Error ? error.message : String(error),
+  };
+}
+
+/**
+ * Loads skill and interceptor packages into a registry and an executor, keeps them in sync
+ * with the disk, and serves their handlers. Handlers are imported lazily on first execution
+ * at start-up (so a thousand packages start fast) and eagerly on reload (so a broken edit is
+ * caught before it replaces the last good version).
+ */
+export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
+  readonly registry: SkillRegistry;
+  readonly executor: SkillExecutor;
+  readonly dirs: string[];
+  private readonly owner: string;
+  private readonly npm: boolean;
+  private readonly projectRoot: string;
+  private readonly packages = new Map<string, PackageState>();
+  /** Handlers of loader-managed skills registered by other processes, by handler reference. */
+  private readonly foreignHandlers = new Map<string, Promise<SkillHandler>>();
+  private readonly removeResolver: () => void;
+
+  constructor(options: SkillLoaderOptions = {}) {
+    super();
+    this.registry = options.registry ?? skillRegistry;
+    this.executor = options.executor ?? skillExecutor;
+    this.dirs = (options.dirs ?? ["./plugins"]).map((directory) => resolve(directory));
+    this.owner = options.owner ?? "system";
+    this.npm = options.npm ?? true;
+    this.projectRoot = resolve(options.projectRoot ?? process.cwd());
+    this.removeResolver = this.executor.addHandlerResolver((skill) => this.resolveHandler(skill));
+  }
+
+  /** Discovers every package, syncs the registry (adding, updating, removing) and the interceptors. */
+  async loadAll(): Promise<LoadReport> {
+    const roots = await this.discover();
+    const report: LoadReport = { loaded: [], failed: [], removed: [] };
+    const prepared: PreparedPackage[] = [];
+    await forEachLimited(roots, 32, async (root) => {
+      try {
+        const result = await this.prepare(root, false);
+        if (result !== undefined) prepared.push(result);
+      } catch (error) {
+        report.failed.push(failure(root, error));
+      }
+    });
+    this.registerAll(
+      prepared.filter((entry) => entry.registration !== undefined),
+      report,
+    );
+    for (const entry of prepared.filter((candidate) => candidate.interceptor !== undefined)) {
+      this.activateInterceptor({ descriptor: entry.descriptor }, entry.interceptor!);
+    }
+    report.removed = this.removeVanished(new Set(roots));
+    for (const failed of this.recheckRequirements()) report.failed.push(failed);
+    for (const state of this.packages.values()) {
+      if (state.unmet === undefined) report.loaded.push(describe(state));
+    }
+    for (const failed of report.failed) this.emitError(failed);
+    return report;
+  }
+
+  /** Registers many skills in one transaction; if that fails, one by one so each failure is its own. */
+  private registerAll(entries: PreparedPackage[], report: LoadReport): void {
+    let stored: Skill[] | undefined;
+    try {
+      stored = this.registry.registerMany(entries.map((entry) => entry.registration!));
+    } catch {
+      stored = undefined;
+    }
+    entries.forEach((entry, index) => {
+      try {
+        const skill = stored?.[index] ?? this.registry.register(entry.registration!);
+        this.packages.set(entry.descriptor.root, { ...entry, skill });
+      } catch (error) {
+        report.failed.push(failure(entry.descriptor.root, error));
+      }
+    });
+  }
+
+  /**
+   * Brings one package folder in line with the disk: loads a new package, reloads a changed one
+   * (importing it first: a broken edit leaves the last good version serving and emits `error`),
+   * or removes one whose folder or manifest is gone.
+   */
+  async syncPackage(root: string): Promise<void> {
+    const previous = this.packages.get(root);
+    let prepared: PreparedPackage | undefined;
+    try {
+      prepared = await this.prepare(root, true);
+    } catch (error) {
+      this.emitError(failure(root, error));
+      return;
+    }
+    if (prepared === undefined) {
+      if (previous !== undefined) this.remove(root, previous);
+      return;
+    }
+    if (previous !== undefined && previous.descriptor.kind !== prepared.descriptor.kind)
+      this.remove(root, previous);
+    const state: PackageState =
+      prepared.registration !== undefined
+        ? this.applySkill(prepared, previous)
+        : this.activateInterceptor({ descriptor: prepared.descriptor }, prepared.interceptor!, previous);
+    this.packages.set(root, state);
+    if (state.unmet === undefined) this.emit(previous === undefined ? "loaded" : "reloaded", describe(state));
+    for (const failed of this.recheckRequirements()) this.emitError(failed);
+  }
+
+  /** Packages currently known, with their state. */
+  list(): LoadedPackage[] {
+    return [...this.packages.values()].map(describe);
+  }
+
+  /** Stops serving handlers; leaves the registry as it is (a restart syncs it). */
+  close(): void {
+    this.removeResolver();
+  }
+
+  /** True when `root` belongs to one of the watched folders. */
+  isManaged(root: string): boolean {
+    return this.dirs.some((directory) => root.startsWith(directory + sep));
+  }
+
+  private async discover(): Promise<string[]> {
+    const fromDirs = (await Promise.all(this.dirs.map((directory) => listPackageFolders(directory)))).flat();
+    const fromNpm = this.npm ? await discoverNpmPackages(this.projectRoot) : [];
+    return [...new Set([...fromDirs, ...fromNpm])];
+  }
+
+  /** Reads (and, for interceptors or when `eager`, imports) one package. Undefined: not a package. */
+  private async prepare(root: string, eager: boolean): Promise<PreparedPackage | undefined> {
+    const descriptor = await readPackage(root);
+    if (descriptor === undefined) return undefined;
+    if (descriptor.kind === "interceptor") {
+      return { descriptor, interceptor: await this.importInterceptor(descriptor) };
+    }
+    const codeHash = await hashPackageFiles(root);
+    // Without schemas in the manifest, they come from defineSkill in the module: import now.
+    const module =
+      eager || descriptor.manifest.input === undefined ? await this.importSkill(descriptor) : undefined;
+    return {
+      descriptor,
+      registration: this.toRegistration(descriptor, codeHash, module?.defined),
+      ...(module ? { handler: module.handler } : {}),
+    };
+  }
+
+  private toRegistration(
+    descriptor: SkillPackage,
+    codeHash: string,
+    defined: DefinedSkill | undefined,
+  ): SkillRegistration {
+    const { manifest } = descriptor;
+    return {
+      name: manifest.name,
+      version: manifest.version,
+      description: manifest.description ?? defined?.description ?? "",
+      input: manifest.input ?? defined?.input ?? {},
+      output: manifest.output ?? defined?.output,
+      handler: pathToFileURL(descriptor.handlerPath).href,
+      runtime: manifest.runtime ?? defined?.runtime ?? "inline",
+      timeoutMs: manifest.timeoutMs ?? defined?.timeoutMs,
+      retry: manifest.retry ?? defined?.retry,
+      memoryMb: manifest.memoryMb ?? defined?.memoryMb,
+      sandbox: manifest.sandbox ?? defined?.sandbox,
+      requires: manifest.requires ?? defined?.requires,
+      tags: manifest.tags ?? defined?.tags ?? [],
+      enabled: manifest.enabled ?? true,
+      apiKeyId: this.owner,
+      source: descriptor.root,
+      metadata: {
+        loader: LOADER_MARK,
+        root: descriptor.root,
+        handlerPath: descriptor.handlerPath,
+        codeHash,
+        ...(manifest.examples ? { examples: manifest.examples } : {}),
+      },
+    };
+  }
+
+  private async importSkill(
+    descriptor: SkillPackage,
+  ): Promise<{ handler: SkillHandler; defined?: DefinedSkill }> {
+    const exported = await this.importModule(descriptor.handlerPath);
+    if (typeof exported === "function") return { handler: exported as SkillHandler };
+    if (isDefinedSkill(exported)) return { handler: exported.handler, defined: exported };
+    throw new SkillboxError(
+      "HANDLER_INVALID",
+      `${displayPath(descriptor.handlerPath)}: the default export must be a handler function or defineSkill({...}), got ${describeValue(exported)}`,
+      { data: { file: descriptor.handlerPath } },
+    );
+  }
+
+  private async importInterceptor(descriptor: InterceptorPackage): Promise<Interceptor> {
+    const exported = await this.importModule(descriptor.handlerPath);
+    const { manifest } = descriptor;
+    let value: unknown = exported;
+    if (typeof exported === "function") {
+      try {
+        value = await (exported as (options: Record<string, unknown>) => unknown)(manifest.options ?? {});
+      } catch (error) {
+        throw new SkillboxError(
+          "HANDLER_INVALID",
+          `${displayPath(descriptor.handlerPath)}: the interceptor factory threw with the options of ${displayPath(descriptor.manifestFile)}: ${(error as Error).message}`,
+          { cause: error, data: { file: descriptor.manifestFile } },
+        );
+      }
+    }
+    if (typeof value !== "object" || value === null) {
+      throw new SkillboxError(
+        "HANDLER_INVALID",
+        `${displayPath(descriptor.handlerPath)}: the default export must be defineInterceptor({...}) or a factory returning one, got ${describeValue(value)}`,
+        { data: { file: descriptor.handlerPath } },
+      );
+    }
+    const interceptor = value as Interceptor;
+    return {
+      ...interceptor,
+      name: manifest.name,
+      ...(manifest.order !== undefined ? { order: manifest.order } : {}),
+      ...(manifest.match !== undefined ? { match: manifest.match } : {}),
+    };
+  }
+
+  private async importModule(path: string): Promise<unknown> {
+    try {
+      return await importFresh(path);
+    } catch (error) {
+      throw new SkillboxError(
+        "HANDLER_INVALID",
+        `${displayPath(path)}: failed to load: ${(error as Error).message}`,
+        {
+          cause: error,
+          data: { file: path },
+        },
+      );
+    }
+  }
+
+  private applySkill(prepared: PreparedPackage, previous: PackageState | undefined): PackageState {
+    const registration = prepared.registration!;
+    const skill = this.registry.register(registration);
+    // The folder now holds another name or version: the old entry goes.
+    if (previous?.skill !== undefined && previous.skill.id !== skill.id)
+      this.registry.unregisterById(previous.skill.id);
+    return { descriptor: prepared.descriptor, registration, skill, handler: prepared.handler };
+  }
+
+  private activateInterceptor(
+    state: PackageState,
+    interceptor: Interceptor,
+    previous?: PackageState,
+  ): PackageState {
+    if (previous?.interceptor !== undefined && previous.interceptor.name !== interceptor.name) {
+      this.executor.removeInterceptor(previous.interceptor.name);
+    }
+    const enabled = (state.descriptor.manifest as { enabled?: boolean }).enabled !== false;
+    if (enabled) this.executor.use(interceptor);
+    else this.executor.removeInterceptor(interceptor.name);
+    const next = { ...state, interceptor };
+    this.packages.set(state.descriptor.root, next);
+    return next;
+  }
+
+  private remove(root: string, state: PackageState): void {
+    this.packages.delete(root);
+    if (state.skill !== undefined) this.registry.unregisterById(state.skill.id);
+    if (state.interceptor !== undefined) this.executor.removeInterceptor(state.interceptor.name);
+    this.emit("removed", describe(state));
+    for (const failed of this.recheckRequirements()) this.emitError(failed);
+  }
+
+  /** Unregisters loader-managed skills of this owner whose package folder was not found. */
+  private removeVanished(found: Set<string>): LoadedPackage[] {
+    const removed: LoadedPackage[] = [];
+    for (const skill of this.registry.list(this.owner)) {
+      const metadata = skill.metadata as { loader?: string; root?: string } | undefined;
+      if (metadata?.loader !== LOADER_MARK || metadata.root === undefined || skill.apiKeyId !== this.owner)
+        continue;
+      const managed = this.isManaged(metadata.root) || metadata.root.includes(`${sep}node_modules${sep}`);
+      if (!managed || found.has(metadata.root)) continue;
+      this.registry.unregisterById(skill.id);
+      removed.push({
+        kind: "skill",
+        name: skill.name,
+        version: skill.version,
+        root: metadata.root,
+        skillId: skill.id,
+      });
+    }
+    for (const entry of removed) this.emit("removed", entry);
+    return removed;
+  }
+
+  /**
+   * Registers packages whose requirements are now met and unregisters those whose are not,
+   * until nothing changes (requirements may chain). Returns the packages left unmet.
+   */
+  private recheckRequirements(): FailedPackage[] {
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const state of this.packages.values()) {
+        const requires = state.registration?.requires;
+        if (requires === undefined) continue;
+        const unmet = Object.entries(requires)
+          .filter(([name, range]) => this.registry.resolveVersion(name, range, this.owner) === null)
+          .map(([name, range]) => `${name}@${range}`);
+        if (unmet.length > 0 && state.unmet === undefined) {
+          if (state.skill !== undefined) this.registry.unregisterById(state.skill.id);
+          state.skill = undefined;
+          state.unmet = unmet;
+          changed = true;
+        } else if (unmet.length === 0 && state.unmet !== undefined) {
+          state.skill = this.registry.register(state.registration!);
+          state.unmet = undefined;
+          this.emit("loaded", describe(state));
+          changed = true;
+        } else if (unmet.length > 0) {
+          state.unmet = unmet;
+        }
+      }
+    }
+    return [...this.packages.values()]
+      .filter((state) => state.unmet !== undefined)
+      .map((state) => ({
+        root: state.descriptor.root,
+        file: state.descriptor.manifestFile,
+        code: "REQUIREMENTS_UNMET",
+        message: `${displayPath(state.descriptor.manifestFile)}: \`requires\` names skills that are not registered: ${state.unmet!.join(", ")}; ${state.descriptor.manifest.name} is not callable until they are`,
+      }));
+  }
+
+  /** The executor's handler resolver for loader-managed skills. */
+  private resolveHandler(skill: Skill): SkillHandler | Promise<SkillHandler> | undefined {
+    const metadata = skill.metadata as
+      | { loader?: string; root?: string; handlerPath?: string; codeHash?: string }
+      | undefined;
+    if (metadata?.loader !== LOADER_MARK || metadata.handlerPath === undefined) return undefined;
+    const state = metadata.root === undefined ? undefined : this.packages.get(metadata.root);
+    if (state?.descriptor.kind === "skill" && state.skill?.id === skill.id) {
+      if (state.handler !== undefined) return state.handler;
+      state.handlerLoading ??= this.importSkill(state.descriptor).then(
+        ({ handler }) => {
+          state.handler = handler;
+          state.handlerLoading = undefined;
+          return handler;
+        },
+        (error: unknown) => {
+          state.handlerLoading = undefined;
+          throw error;
+        },
+      );
+      return state.handlerLoading;
+    }
+    // Registered by another process's loader (same database): load it from its path.
+    const key = `${metadata.handlerPath}\0${metadata.codeHash}`;
+    let foreign = this.foreignHandlers.get(key);
+    if (foreign === undefined) {
+      foreign = this.importModule(metadata.handlerPath).then((exported) => {
+        if (typeof exported === "function") return exported as SkillHandler;
+        if (isDefinedSkill(exported)) return exported.handler;
+        throw new SkillboxError(
+          "HANDLER_INVALID",
+          `${displayPath(metadata.handlerPath!)}: exports no handler`,
+        );
+      });
+      foreign.catch(() => this.foreignHandlers.delete(key));
+      this.foreignHandlers.set(key, foreign);
+    }
+    return foreign;
+  }
+
+  private emitError(failed: FailedPackage): void {
+    // An `error` event without a listener would throw: a loader never takes its host down.
+    if (this.listenerCount("error") > 0) this.emit("error", failed);
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object"
+    ? `an object with keys ${Object.keys(value).join(", ") || "(none)"}`
+    : typeof value;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

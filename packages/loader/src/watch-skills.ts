@@ -1,0 +1,139 @@
+import { EventEmitter } from "node:events";
+import { type FSWatcher, watch } from "chokidar";
+import { packageRootOf } from "./discovery/discover-package-roots.js";
+import {
+  type LoadReport,
+  SkillLoader,
+  type SkillLoaderEvents,
+  type SkillLoaderOptions,
+} from "./skill-loader.js";
+
+/** Options of {@link watchSkills}. */
+export interface WatchSkillsOptions extends SkillLoaderOptions {
+  /** Quiet time per package before a reload, in ms (default 20): an editor's burst of writes reloads once. */
+  debounceMs?: number;
+}
+
+/** Events of a watcher: the loader's, plus `ready` once the first load and the file watch are up. */
+export interface SkillWatcherEvents extends SkillLoaderEvents {
+  ready: [LoadReport];
+}
+
+/** The handle `watchSkills` returns. */
+export interface SkillWatcher {
+  /** Subscribes to `loaded`, `reloaded`, `removed`, `error` and `ready`. */
+  on<Event extends keyof SkillWatcherEvents>(
+    event: Event,
+    listener: (...args: SkillWatcherEvents[Event]) => void,
+  ): SkillWatcher;
+  off<Event extends keyof SkillWatcherEvents>(
+    event: Event,
+    listener: (...args: SkillWatcherEvents[Event]) => void,
+  ): SkillWatcher;
+  /** Resolves with the first load's report once the watcher is listening. */
+  ready(): Promise<LoadReport>;
+  /** Resolves once every pending reload has finished (useful in tests and shutdown). */
+  idle(): Promise<void>;
+  /** Stops watching and stops serving handlers. */
+  close(): Promise<void>;
+  /** The loader behind the watcher. */
+  readonly loader: SkillLoader;
+}
+
+/**
+ * `loadSkills` plus hot reload: watches the configured folders with chokidar and, for any added,
+ * changed or deleted file of a package — manifest, handler, or a module the handler imports —
+ * reloads that package only, debounced per package and never two reloads of one package at once.
+ * Bad input never stops the watcher: it becomes an `error` event and the last good version stays.
+ */
+export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
+  const loader = new SkillLoader(options);
+  const events = new EventEmitter<SkillWatcherEvents>();
+  const debounceMs = options.debounceMs ?? 20;
+  const timers = new Map<string, NodeJS.Timeout>();
+  const running = new Map<string, Promise<void>>();
+  const dirty = new Set<string>();
+  let watcher: FSWatcher | undefined;
+  let closed = false;
+
+  for (const event of ["loaded", "reloaded", "removed", "error"] as const) {
+    loader.on(event, (payload: unknown) => {
+      if (event !== "error" || events.listenerCount("error") > 0) events.emit(event, payload as never);
+    });
+  }
+
+  const sync = (root: string): void => {
+    if (running.has(root)) {
+      dirty.add(root);
+      return;
+    }
+    const run = loader.syncPackage(root).finally(() => {
+      running.delete(root);
+      if (dirty.delete(root) && !closed) sync(root);
+    });
+    running.set(root, run);
+  };
+
+  const schedule = (path: string): void => {
+    if (closed) return;
+    const directory = loader.dirs.find((candidate) => path.startsWith(candidate));
+    const root = directory === undefined ? undefined : packageRootOf(directory, path);
+    if (root === undefined) return;
+    clearTimeout(timers.get(root));
+    timers.set(
+      root,
+      setTimeout(() => {
+        timers.delete(root);
+        sync(root);
+      }, debounceMs),
+    );
+  };
+
+  const started = (async () => {
+    const report = await loader.loadAll();
+    watcher = watch(loader.dirs, {
+      ignoreInitial: true,
+      ignored: (path) => /[\\/](node_modules|\.git)([\\/]|$)/.test(path),
+    });
+    watcher.on("all", (_event, path) => schedule(path));
+    watcher.on("error", (error) => {
+      if (events.listenerCount("error") > 0) {
+        events.emit("error", { root: "", file: "", code: "WATCH_FAILED", message: String(error) });
+      }
+    });
+    await new Promise<void>((resolve) => watcher!.once("ready", () => resolve()));
+    events.emit("ready", report);
+    return report;
+  })();
+  // Surfaced through ready(); never an unhandled rejection.
+  started.catch(() => {});
+
+  const handle: SkillWatcher = {
+    loader,
+    on(event, listener) {
+      events.on(event, listener as never);
+      return handle;
+    },
+    off(event, listener) {
+      events.off(event, listener as never);
+      return handle;
+    },
+    ready: () => started,
+    async idle() {
+      while (timers.size > 0 || running.size > 0) {
+        await Promise.allSettled([...running.values()]);
+        if (timers.size > 0) await new Promise((resolve) => setTimeout(resolve, debounceMs));
+      }
+    },
+    async close() {
+      closed = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      await started.catch(() => undefined);
+      await watcher?.close();
+      await Promise.allSettled([...running.values()]);
+      loader.close();
+    },
+  };
+  return handle;
+}
