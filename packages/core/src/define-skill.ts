@@ -13,11 +13,9 @@ import type {
 export type SchemaInput = z.ZodType | JsonSchema;
 
 type Infer<Schema, Fallback> = Schema extends z.ZodType ? z.output<Schema> : Fallback;
-type InferInput<Schema> = Schema extends z.ZodType
-  ? z.input<Schema>
-  : Schema extends undefined
-    ? unknown
-    : any;
+/** A JSON Schema carries no static type, so its handler input is untyped; no schema means unknown. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON-Schema-typed handlers read input fields freely.
+type UntypedInput<Schema> = Schema extends undefined ? unknown : any;
 
 /** What `defineSkill` accepts: the handler, its schemas and optional manifest fields. */
 export interface SkillDefinitionOptions<
@@ -31,7 +29,7 @@ export interface SkillDefinitionOptions<
   input?: Input;
   output?: Output;
   handler: (
-    input: Infer<Input, InferInput<Input>>,
+    input: Infer<Input, UntypedInput<Input>>,
     context: SkillContext,
   ) => Infer<Output, unknown> | Promise<Infer<Output, unknown>>;
   runtime?: SkillRuntimeName;

@@ -16,6 +16,7 @@
  * - `INTERCEPTOR_FAILED` – an interceptor threw unexpectedly.
  * - `HANDLER_ERROR` – the handler threw something that is not a `SkillboxError`.
  * - `CALL_DEPTH_EXCEEDED` – nested `ctx.call` went deeper than allowed.
+ * - `UNDECLARED_DEPENDENCY` – `ctx.call` reached a skill (or version) its caller's `requires` does not declare.
  * - `IDEMPOTENCY_CONFLICT` – an idempotency key was reused for a different skill.
  * - `OUT_OF_MEMORY`, `BUSY`, `RATE_LIMITED`, `SANDBOX_FAILED` – used by runtimes and built-ins.
  * - `DATABASE_ERROR` – the SQLite store failed.
@@ -37,6 +38,7 @@ export type SkillboxErrorCode =
   | "INTERCEPTOR_FAILED"
   | "HANDLER_ERROR"
   | "CALL_DEPTH_EXCEEDED"
+  | "UNDECLARED_DEPENDENCY"
   | "IDEMPOTENCY_CONFLICT"
   | "OUT_OF_MEMORY"
   | "BUSY"
@@ -69,6 +71,7 @@ const NEVER_RETRIED: ReadonlySet<string> = new Set([
   "RUNTIME_NOT_FOUND",
   "INTERCEPTOR_FAILED",
   "CALL_DEPTH_EXCEEDED",
+  "UNDECLARED_DEPENDENCY",
   "IDEMPOTENCY_CONFLICT",
 ]);
 

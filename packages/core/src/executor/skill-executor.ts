@@ -23,6 +23,7 @@ import type {
   SkillLogger,
 } from "../types.js";
 import { createExecutionId } from "./create-execution-id.js";
+import { declaredDependency } from "./declared-dependency.js";
 import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
 import { ExecutionState } from "./execution-state.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
@@ -224,7 +225,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       );
     }
     const execution = await this.begin(
-      reference,
+      declaredDependency(this.registry, parent.skill, reference, parent.apiKeyId),
       input,
       {
         apiKeyId: parent.apiKeyId,

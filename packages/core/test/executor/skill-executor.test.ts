@@ -1225,6 +1225,35 @@ describe("SkillExecutor", () => {
     });
   });
 
+  describe("ctx.call with requires", () => {
+    it("reaches only declared dependencies, within the declared range", async () => {
+      const host = newHost();
+      register(host, { name: "dep", version: "1.4.0", handler: "dep" });
+      register(host, { name: "dep", version: "2.0.0", handler: "dep" });
+      register(host, { name: "other" });
+      register(host, { name: "caller", requires: { dep: "^1.2.0" } });
+      host.executor.registerHandler("dep", (_input, ctx) => ctx.skill.version);
+      host.executor.registerHandler("other", () => "other");
+      const outcomes: Record<string, unknown> = {};
+      host.executor.registerHandler("caller", async (_input, ctx) => {
+        for (const reference of ["dep", "dep@2.0.0", "other"]) {
+          try {
+            outcomes[reference] = await ctx.call(reference, {});
+          } catch (error) {
+            outcomes[reference] = (error as SkillboxError).code;
+          }
+        }
+        return null;
+      });
+      await host.executor.execute("caller", {});
+      expect(outcomes).toEqual({
+        dep: "1.4.0",
+        "dep@2.0.0": "UNDECLARED_DEPENDENCY",
+        other: "UNDECLARED_DEPENDENCY",
+      });
+    });
+  });
+
   describe("regressions", () => {
     // A throwing `started` observer used to reject execute() and leave the row `running`.
     it("keeps running and recording when an event listener throws", async () => {

@@ -199,7 +199,7 @@ describe("SkillRegistry", () => {
         "`retry.backoffCoefficient`",
       ],
       ["retry.jitter above 1", { retry: { jitter: 2 } }, "`retry.jitter`"],
-      ["an unknown retry key", { retry: { maxAttempt: 3 } }, "`retry`"],
+      ["an unknown retry key", { retry: { maxAttempt: 3 } }, "unknown field `retry.maxAttempt`"],
       [
         "a requires entry that is not a range",
         { requires: { other: "not a range" } },
