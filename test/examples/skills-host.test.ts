@@ -1,0 +1,32 @@
+import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTemporaryDirectory } from "../helpers/temporary-host.js";
+
+const run = promisify(execFile);
+const repositoryRoot = resolve(import.meta.dirname, "../..");
+
+describe("examples/skills-host (the README's main job)", () => {
+  let directory: string | undefined;
+
+  afterEach(() => {
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    directory = undefined;
+  });
+
+  it("serves the repository's plugins over a fresh database and answers the echo demo", async () => {
+    directory = createTemporaryDirectory("skillbox-host-");
+    const { stdout } = await run(process.execPath, ["examples/skills-host/main.mjs", "--once"], {
+      cwd: repositoryRoot,
+      env: { ...process.env, SKILLBOX_DB: join(directory, "host.db") },
+      timeout: 60_000,
+    });
+    expect(stdout).toContain("loaded    skill echo@1.0.0");
+    expect(stdout).toMatch(/loaded {4}interceptor logger@/);
+    expect(stdout).toContain('echo says {"echoed":"hello from the skills host"}');
+    expect(stdout).toContain("stopped");
+    expect(stdout).not.toContain("failed ");
+  });
+});
