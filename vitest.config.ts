@@ -6,7 +6,12 @@ export default defineConfig({
     conditions: ["source"],
   },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    include: [
+      "packages/*/test/**/*.test.ts",
+      "plugins/*/test/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+      "test/**/*.test.ts",
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

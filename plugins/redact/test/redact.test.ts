@@ -1,0 +1,137 @@
+import { defineInterceptor, type SkillHost } from "@skillbox/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import createRedactInterceptor, { DEFAULT_REDACTED_KEYS, type RedactOptions } from "../index.ts";
+
+const hosts: TemporaryHost[] = [];
+
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.dispose();
+});
+
+/** A host with redact installed and a `login` skill that returns its input plus a session token. */
+function hostWithRedact(options?: RedactOptions): TemporaryHost {
+  const host = createTemporaryHost();
+  hosts.push(host);
+  host.executor.use(createRedactInterceptor(options));
+  register(host, "login");
+  host.executor.registerHandler("login", (input: Record<string, unknown>) => ({
+    user: input.user,
+    session: { accessToken: "at-123", RefreshToken: "rt-456", expiresIn: 3600 },
+    headers: [{ Authorization: "Bearer xyz", accept: "json" }],
+  }));
+  return host;
+}
+
+function register(host: SkillHost, name: string): void {
+  host.registry.register({ name, version: "1.0.0", handler: name, apiKeyId: "public" });
+}
+
+describe("redact plugin", () => {
+  it("masks default keys at any depth in the stored input and output, case-insensitively", async () => {
+    const host = hostWithRedact();
+    const input = {
+      user: "ada",
+      PASSWORD: "hunter2",
+      profile: { apiKey: "k-1", nested: [{ secret: { deep: "value" } }, { token: "t-1", keep: 1 }] },
+    };
+
+    const execution = await host.executor.execute("login", input);
+    const stored = host.executor.getExecution(execution.id);
+
+    expect(stored?.input).toEqual({
+      user: "ada",
+      PASSWORD: "[REDACTED]",
+      profile: { apiKey: "[REDACTED]", nested: [{ secret: "[REDACTED]" }, { token: "[REDACTED]", keep: 1 }] },
+    });
+    expect(stored?.output).toEqual({
+      user: "ada",
+      session: { accessToken: "[REDACTED]", RefreshToken: "[REDACTED]", expiresIn: 3600 },
+      headers: [{ Authorization: "[REDACTED]", accept: "json" }],
+    });
+  });
+
+  it("returns the real output to the caller and leaves the caller's input untouched", async () => {
+    const host = hostWithRedact();
+    const input = { user: "ada", password: "hunter2" };
+
+    const execution = await host.executor.execute("login", input);
+
+    expect(input.password).toBe("hunter2");
+    expect(execution.output).toMatchObject({
+      session: { accessToken: "at-123", RefreshToken: "rt-456" },
+      headers: [{ Authorization: "Bearer xyz" }],
+    });
+  });
+
+  it("uses the configured keys and mask instead of the defaults", async () => {
+    const host = hostWithRedact({ keys: ["USER"], mask: "***" });
+
+    const execution = await host.executor.execute("login", { user: "ada", password: "hunter2" });
+    const stored = host.executor.getExecution(execution.id);
+
+    expect(stored?.input).toEqual({ user: "***", password: "hunter2" });
+    expect(stored?.output).toMatchObject({ user: "***", session: { accessToken: "at-123" } });
+  });
+
+  it("masks what other interceptors' audit hooks add, because it applies last", async () => {
+    const host = hostWithRedact();
+    host.executor.use(
+      defineInterceptor({
+        name: "annotate",
+        order: 1000,
+        audit(_context, entry) {
+          return "input" in entry ? { input: { wrapped: entry.input, token: "added-by-audit" } } : entry;
+        },
+      }),
+    );
+
+    const execution = await host.executor.execute("login", { user: "ada" });
+
+    expect(host.executor.getExecution(execution.id)?.input).toEqual({
+      wrapped: { user: "ada" },
+      token: "[REDACTED]",
+    });
+  });
+
+  it("keeps values that serialise through toJSON and marks cycles", async () => {
+    const host = createTemporaryHost();
+    hosts.push(host);
+    host.executor.use(createRedactInterceptor());
+    register(host, "odd");
+    const when = new Date(0);
+    host.executor.registerHandler("odd", () => {
+      const looped: Record<string, unknown> = { password: "p" };
+      looped.self = looped;
+      return { when, looped };
+    });
+
+    const execution = await host.executor.execute("odd", {});
+
+    expect(host.executor.getExecution(execution.id)?.output).toEqual({
+      when: when.toISOString(),
+      looped: { password: "[REDACTED]", self: "[Circular]" },
+    });
+  });
+
+  it("exports the default key list", () => {
+    expect(DEFAULT_REDACTED_KEYS).toEqual([
+      "password",
+      "token",
+      "apiKey",
+      "secret",
+      "authorization",
+      "accessToken",
+      "refreshToken",
+    ]);
+  });
+
+  it("names the option when options are malformed", () => {
+    expect(() => createRedactInterceptor({ keys: "password" as unknown as string[] })).toThrow(
+      expect.objectContaining({
+        code: "MANIFEST_INVALID",
+        message: expect.stringContaining('interceptor "redact" options: `keys`'),
+      }),
+    );
+  });
+});
