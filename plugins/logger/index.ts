@@ -1,10 +1,8 @@
-import { performance } from "node:perf_hooks";
 import {
   defineInterceptor,
   type ExecutionStatus,
   formatZodIssues,
   type Interceptor,
-  type InterceptorContext,
   type LogLevel,
   SkillboxError,
 } from "@skillbox/core";
@@ -35,27 +33,17 @@ export interface ExecutionLogLine {
   /** The error code, `null` on success. */
   code: string | null;
   durationMs: number;
-  /** Handler attempts, `null` when the interceptor cannot know them (failures: see {@link createLoggerInterceptor}). */
-  attempts: number | null;
+  /** Handler attempts (0 when the handler never ran: invalid input, denial). */
+  attempts: number;
 }
 
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-
-// The same mapping the executor uses to turn an error code into the recorded status.
-const STATUS_BY_CODE: Record<string, ExecutionStatus> = {
-  TIMEOUT: "timeout",
-  CANCELLED: "cancelled",
-  DENIED: "denied",
-};
 
 const LEVEL_BY_STATUS: Partial<Record<ExecutionStatus, Exclude<LogLevel, "silent">>> = {
   success: "info",
   denied: "warn",
   cancelled: "warn",
 };
-
-// Namespaced because `state` is shared by every interceptor of the execution.
-const STARTED_AT = "@skillbox/plugin-logger:startedAt";
 
 const optionsSchema = z
   .object(
@@ -95,16 +83,9 @@ function roundMilliseconds(milliseconds: number): number {
 }
 
 /**
- * Creates the logger interceptor: one structured JSON line per execution, written from `after`
- * (success) or `onError` (failure). It runs early (`order` -100) so that, being outermost on the way
- * out, it sees the final output or error of the layers inside it — including denials by policy
- * interceptors with a higher order.
- *
- * Limits that follow from the interceptor contract: an execution that an inner interceptor's
- * `onError` recovers is not logged (outer `onError` hooks do not run after a recovery); `attempts`
- * is `null` on failures (`onError` is not told); and when output validation fails after `after`
- * hooks ran, the success line is followed by an error line for the same `executionId` — the last
- * line for an execution is its final state.
+ * Creates the logger interceptor: one structured JSON line per execution, written from `onFinish`
+ * once the final state is known — after retries, every other interceptor and the output check —
+ * so the line always tells what `execute()` returned (recoveries and late failures included).
  *
  * Logging never fails an execution: serialisation and write errors are swallowed.
  */
@@ -113,56 +94,32 @@ export function createLoggerInterceptor(options: LoggerOptions = {}): Intercepto
   const threshold = LEVEL_RANK[level];
   const output = write ?? ((line: string) => process[destination].write(`${line}\n`));
 
-  function emit(
-    context: InterceptorContext,
-    fields: Pick<ExecutionLogLine, "status" | "code" | "durationMs" | "attempts">,
-  ): void {
-    const lineLevel = LEVEL_BY_STATUS[fields.status] ?? "error";
-    if (LEVEL_RANK[lineLevel] < threshold) return;
-    try {
-      const line: ExecutionLogLine = {
-        time: new Date().toISOString(),
-        level: lineLevel,
-        message: "skill execution",
-        skill: context.skill.name,
-        version: context.skill.version,
-        executionId: context.executionId,
-        parentExecutionId: context.parentExecutionId,
-        apiKeyId: context.apiKeyId,
-        sessionId: context.sessionId,
-        ...fields,
-      };
-      output(JSON.stringify(line));
-    } catch {
-      // A closed pipe or a throwing sink must not turn a finished execution into a failed one.
-    }
-  }
-
   return defineInterceptor({
     name: "logger",
     order: -100,
-    before(context) {
-      context.state[STARTED_AT] = performance.now();
-      return undefined;
-    },
-    after(context, result) {
-      emit(context, {
-        status: "success",
-        code: null,
-        durationMs: roundMilliseconds(result.duration),
-        attempts: result.attempts,
-      });
-      return undefined;
-    },
-    onError(context, error) {
-      const startedAt = context.state[STARTED_AT];
-      emit(context, {
-        status: STATUS_BY_CODE[error.code] ?? "error",
-        code: error.code,
-        durationMs: typeof startedAt === "number" ? roundMilliseconds(performance.now() - startedAt) : 0,
-        attempts: null,
-      });
-      return undefined;
+    onFinish(_context, execution) {
+      const lineLevel = LEVEL_BY_STATUS[execution.status] ?? "error";
+      if (LEVEL_RANK[lineLevel] < threshold) return;
+      try {
+        const line: ExecutionLogLine = {
+          time: new Date().toISOString(),
+          level: lineLevel,
+          message: "skill execution",
+          skill: execution.skillName,
+          version: execution.skillVersion,
+          executionId: execution.id,
+          parentExecutionId: execution.parentExecutionId,
+          apiKeyId: execution.apiKeyId,
+          sessionId: execution.sessionId,
+          status: execution.status,
+          code: execution.error?.code ?? null,
+          durationMs: roundMilliseconds(execution.duration ?? 0),
+          attempts: execution.attempts,
+        };
+        output(JSON.stringify(line));
+      } catch {
+        // A closed pipe or a throwing sink must not turn a finished execution into a failed one.
+      }
     },
   });
 }

@@ -82,8 +82,7 @@ describe("logger plugin", () => {
       executionId: execution.id,
       status: "error",
       code: "HANDLER_ERROR",
-      // `onError` is not told how many attempts ran.
-      attempts: null,
+      attempts: 2,
     });
   });
 
@@ -157,7 +156,7 @@ describe("logger plugin", () => {
     expect(execution.output).toEqual({ ok: true });
   });
 
-  it("ends with an error line when output validation fails after after hooks", async () => {
+  it("writes a single error line when output validation fails after the after hooks", async () => {
     const { host, lines } = hostWithLogger();
     register(host, {
       name: "liar",
@@ -169,7 +168,27 @@ describe("logger plugin", () => {
 
     expect(execution.error?.code).toBe("OUTPUT_INVALID");
     const forExecution = parse(lines).filter((line) => line.executionId === execution.id);
-    expect(forExecution.at(-1)).toMatchObject({ status: "error", code: "OUTPUT_INVALID" });
+    expect(forExecution).toHaveLength(1);
+    expect(forExecution[0]).toMatchObject({ status: "error", code: "OUTPUT_INVALID" });
+  });
+
+  // Regression: with after/onError, an inner interceptor's recovery left the execution unlogged.
+  it("logs an execution that an inner interceptor recovered, as the success it became", async () => {
+    const { host, lines } = hostWithLogger();
+    register(host, { name: "flaky" });
+    host.executor.registerHandler("flaky", () => {
+      throw new Error("down");
+    });
+    host.executor.use(
+      defineInterceptor({ name: "fallback", order: 10, onError: () => ({ output: { cached: true } }) }),
+    );
+
+    const execution = await host.executor.execute("flaky", {});
+
+    expect(execution.status).toBe("success");
+    expect(parse(lines)).toEqual([
+      expect.objectContaining({ executionId: execution.id, status: "success", code: null }),
+    ]);
   });
 
   it("names the option when options are malformed", () => {

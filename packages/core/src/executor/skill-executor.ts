@@ -350,6 +350,14 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     record.attempts = attempts.count;
     record.duration = duration;
     record.finishedAt = new Date(finishedAt).toISOString();
+    if (interceptors.length > 0) {
+      this.interceptors.runOnFinish(interceptors, interceptorContext, record, (interceptor, error) =>
+        this.logger.error(`Interceptor "${interceptor.name}" failed in onFinish()`, {
+          executionId: record.id,
+          error: String(error),
+        }),
+      );
+    }
     if (this.listenerCount("finished") > 0) this.notify("finished", record);
     return record;
   }

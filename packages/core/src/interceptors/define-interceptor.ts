@@ -1,5 +1,5 @@
 import type { SkillboxError } from "../errors/skillbox-error.js";
-import type { Skill, SkillLogger } from "../types.js";
+import type { Skill, SkillExecution, SkillLogger } from "../types.js";
 
 /** What every hook of an interceptor sees about the execution. */
 export interface InterceptorContext {
@@ -66,6 +66,13 @@ export interface Interceptor {
     context: InterceptorContext,
     error: SkillboxError,
   ): undefined | { output: unknown } | Promise<undefined | { output: unknown }>;
+  /**
+   * Runs once the final state is known — after retries, every other hook and the output check —
+   * with the execution record as `execute()` returns it. For logging and metrics: it cannot
+   * change the outcome, is not awaited, and a throw or rejection is logged, never propagated.
+   * Every matching interceptor's `onFinish` runs, whichever layers the execution passed.
+   */
+  onFinish?(context: InterceptorContext, execution: SkillExecution): void | Promise<void>;
   /**
    * Rewrites what is stored in the audit trail — redaction. The caller of the execution gets the
    * real output; a later repeat with the same idempotency key is served from the audit trail and

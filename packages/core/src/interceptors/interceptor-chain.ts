@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
-import type { Skill } from "../types.js";
+import type { Skill, SkillExecution } from "../types.js";
 import type {
   BeforeHookResult,
   Interceptor,
@@ -38,7 +38,8 @@ export class InterceptorUnwind extends Error {
 function compileMatch(match: InterceptorMatch | undefined): (skill: Skill) => boolean {
   if (match === undefined) return () => true;
   if (typeof match === "function") return match;
-  const names = match.names === undefined ? undefined : picomatch(match.names, { dot: true });
+  // `bash` lets `*` match scoped names such as `@acme/weather`, as the policy plugin does.
+  const names = match.names === undefined ? undefined : picomatch(match.names, { dot: true, bash: true });
   const tags = match.tags;
   return (skill) =>
     (names === undefined || names(skill.name)) &&
@@ -242,6 +243,25 @@ export class InterceptorChain {
         },
       );
     });
+  }
+
+  /** Runs `onFinish` hooks (outermost last) without waiting; failures go to `report`. */
+  runOnFinish(
+    list: InterceptorList,
+    context: InterceptorContext,
+    execution: SkillExecution,
+    report: (interceptor: Interceptor, error: unknown) => void,
+  ): void {
+    for (let index = list.length - 1; index >= 0; index--) {
+      const interceptor = list[index]!;
+      if (interceptor.onFinish === undefined) continue;
+      try {
+        const returned = interceptor.onFinish(context, execution);
+        if (isPromiseLike(returned)) returned.then(undefined, (error: unknown) => report(interceptor, error));
+      } catch (error) {
+        report(interceptor, error);
+      }
+    }
   }
 
   private rebuild(): void {

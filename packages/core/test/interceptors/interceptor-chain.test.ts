@@ -7,6 +7,7 @@ import {
   InterceptorChain,
   type Skill,
   SkillboxError,
+  type SkillExecution,
   type SkillHost,
   type SkillHostOptions,
   type SkillRegistration,
@@ -764,6 +765,39 @@ describe("SkillExecutor", () => {
       } finally {
         await other.close();
       }
+    });
+  });
+
+  describe("onFinish", () => {
+    it("sees the final record once, after every other hook, and cannot break the execution", async () => {
+      const errors: string[] = [];
+      const host = newHost({
+        logger: { debug() {}, info() {}, warn() {}, error: (message) => errors.push(message) },
+      });
+      register(host, { name: "liar", schema: { input: {}, output: { type: "object", required: ["x"] } } });
+      host.executor.registerHandler("liar", () => ({}));
+      const seen: SkillExecution[] = [];
+      host.executor.use(
+        defineInterceptor({ name: "observer", onFinish: (_context, execution) => void seen.push(execution) }),
+      );
+      host.executor.use(
+        defineInterceptor({
+          name: "clumsy",
+          onFinish() {
+            throw new Error("observer bug");
+          },
+        }),
+      );
+      const execution = await host.executor.execute("liar", {});
+      expect(execution.error?.code).toBe("OUTPUT_INVALID");
+      expect(seen).toEqual([execution]);
+      expect(errors).toEqual(['Interceptor "clumsy" failed in onFinish()']);
+    });
+
+    it("matches scoped skill names with * in match.names", () => {
+      const chain = new InterceptorChain();
+      chain.use(defineInterceptor({ name: "all", match: { names: "*" } }));
+      expect(chain.forSkill(fakeSkill("@acme/weather"))).toHaveLength(1);
     });
   });
 
