@@ -1,13 +1,12 @@
 import { EventEmitter } from "node:events";
+import { existsSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   type DefinedSkill,
   type Interceptor,
-  isDefinedSkill,
   isSkillboxError,
   type Skill,
-  SkillboxError,
   type SkillExecutor,
   type SkillHandler,
   type SkillRegistration,
@@ -18,13 +17,12 @@ import {
 import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
 import {
   displayPath,
-  type InterceptorPackage,
   type PackageDescriptor,
   readPackage,
   type SkillPackage,
 } from "./manifest/read-package.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
-import { importFresh } from "./module/import-fresh.js";
+import { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
 
 /** Marks registry entries this loader manages (in `skill.metadata.loader`). */
 export const LOADER_MARK = "@skillbox/loader";
@@ -164,20 +162,57 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
         report.failed.push(failure(root, error));
       }
     });
-    this.registerAll(
-      prepared.filter((entry) => entry.registration !== undefined),
-      report,
-    );
+    // Folders are sorted, so which of two duplicates wins does not depend on disk order.
+    prepared.sort((a, b) => a.descriptor.root.localeCompare(b.descriptor.root));
+    const claimed = new Map<string, string>();
+    const skills = prepared.filter((entry) => {
+      if (entry.registration === undefined) return false;
+      const clash = this.duplicateOf(entry, claimed);
+      if (clash !== undefined) report.failed.push(clash);
+      return clash === undefined;
+    });
+    this.registerAll(skills, report);
     for (const entry of prepared.filter((candidate) => candidate.interceptor !== undefined)) {
       this.activateInterceptor({ descriptor: entry.descriptor }, entry.interceptor!);
     }
-    report.removed = this.removeVanished(new Set(roots));
+    const found = new Set(roots);
+    const vanishedInterceptors: LoadedPackage[] = [];
+    for (const [root, state] of [...this.packages]) {
+      if (found.has(root)) continue;
+      // Skills are found missing from the registry below; interceptors live only here.
+      this.packages.delete(root);
+      if (state.interceptor !== undefined) {
+        this.executor.removeInterceptor(state.interceptor.name);
+        vanishedInterceptors.push(describe(state));
+      }
+    }
+    for (const entry of vanishedInterceptors) this.emit("removed", entry);
+    report.removed = [...this.removeVanished(found), ...vanishedInterceptors];
     for (const failed of this.recheckRequirements()) report.failed.push(failed);
     for (const state of this.packages.values()) {
       if (state.unmet === undefined) report.loaded.push(describe(state));
     }
     for (const failed of report.failed) this.emitError(failed);
     return report;
+  }
+
+  /**
+   * A second folder offering the same name@version would overwrite the first in the registry:
+   * it is refused instead, naming both. `claimed` maps name@version to the folder that has it.
+   */
+  private duplicateOf(entry: PreparedPackage, claimed: Map<string, string>): FailedPackage | undefined {
+    const key = `${entry.registration!.name}@${entry.registration!.version}`;
+    const holder = claimed.get(key);
+    if (holder === undefined || holder === entry.descriptor.root) {
+      claimed.set(key, entry.descriptor.root);
+      return undefined;
+    }
+    return {
+      root: entry.descriptor.root,
+      file: entry.descriptor.manifestFile,
+      code: "MANIFEST_INVALID",
+      message: `${displayPath(entry.descriptor.manifestFile)}: ${key} is already provided by ${displayPath(holder)}; change \`version\` or remove one of the folders`,
+    };
   }
 
   /** Registers many skills in one transaction; if that fails, one by one so each failure is its own. */
@@ -216,6 +251,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       if (previous !== undefined) this.remove(root, previous);
       return;
     }
+    if (prepared.registration !== undefined && this.refuseDuplicate(prepared)) return;
     if (previous !== undefined && previous.descriptor.kind !== prepared.descriptor.kind)
       this.remove(root, previous);
     const state: PackageState =
@@ -225,6 +261,45 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     this.packages.set(root, state);
     if (state.unmet === undefined) this.emit(previous === undefined ? "loaded" : "reloaded", describe(state));
     for (const failed of this.recheckRequirements()) this.emitError(failed);
+  }
+
+  /**
+   * True (and an `error` emitted) when another known folder already provides this name@version.
+   * A holder whose manifest is gone (a folder being renamed, its unlink not yet seen) is
+   * forgotten instead: the new folder takes the registry entry over.
+   */
+  private refuseDuplicate(prepared: PreparedPackage): boolean {
+    const root = prepared.descriptor.root;
+    const key = `${prepared.registration!.name}@${prepared.registration!.version}`;
+    for (const [otherRoot, state] of this.packages) {
+      if (otherRoot === root || state.registration === undefined) continue;
+      if (`${state.registration.name}@${state.registration.version}` !== key) continue;
+      if (!existsSync(state.descriptor.manifestFile)) {
+        this.packages.delete(otherRoot);
+        continue;
+      }
+      const clash = this.duplicateOf(prepared, new Map([[key, otherRoot]]));
+      if (clash !== undefined) this.emitError(clash);
+      return clash !== undefined;
+    }
+    return false;
+  }
+
+  /**
+   * Imports the handlers start-up skipped, a few at a time. A watcher runs this in the
+   * background: a handler that is in memory can keep serving when a later edit breaks its file.
+   */
+  async warmUp(concurrency = 4): Promise<void> {
+    const cold = [...this.packages.values()].filter(
+      (state) =>
+        state.descriptor.kind === "skill" && state.skill !== undefined && state.handler === undefined,
+    );
+    await forEachLimited(cold, concurrency, async (state) => {
+      if (state.skill === undefined || state.handler !== undefined) return;
+      await Promise.resolve(this.resolveHandler(state.skill)).catch(() => {
+        // Reported when the skill runs; a warm-up never fails.
+      });
+    });
   }
 
   /** Packages currently known, with their state. */
@@ -253,12 +328,14 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     const descriptor = await readPackage(root);
     if (descriptor === undefined) return undefined;
     if (descriptor.kind === "interceptor") {
-      return { descriptor, interceptor: await this.importInterceptor(descriptor) };
+      return { descriptor, interceptor: await importInterceptorModule(descriptor) };
     }
     const codeHash = await hashPackageFiles(root);
     // Without schemas in the manifest, they come from defineSkill in the module: import now.
     const module =
-      eager || descriptor.manifest.input === undefined ? await this.importSkill(descriptor) : undefined;
+      eager || descriptor.manifest.input === undefined
+        ? await importSkillModule(descriptor.handlerPath)
+        : undefined;
     return {
       descriptor,
       registration: this.toRegistration(descriptor, codeHash, module?.defined),
@@ -272,6 +349,9 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     defined: DefinedSkill | undefined,
   ): SkillRegistration {
     const { manifest } = descriptor;
+    // A manifest that declares `input` is the whole definition (the module is then imported
+    // lazily, so it cannot contribute); without it, defineSkill in the module fills the gaps.
+    if (manifest.input !== undefined) defined = undefined;
     return {
       name: manifest.name,
       version: manifest.version,
@@ -297,65 +377,6 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
         ...(manifest.examples ? { examples: manifest.examples } : {}),
       },
     };
-  }
-
-  private async importSkill(
-    descriptor: SkillPackage,
-  ): Promise<{ handler: SkillHandler; defined?: DefinedSkill }> {
-    const exported = await this.importModule(descriptor.handlerPath);
-    if (typeof exported === "function") return { handler: exported as SkillHandler };
-    if (isDefinedSkill(exported)) return { handler: exported.handler, defined: exported };
-    throw new SkillboxError(
-      "HANDLER_INVALID",
-      `${displayPath(descriptor.handlerPath)}: the default export must be a handler function or defineSkill({...}), got ${describeValue(exported)}`,
-      { data: { file: descriptor.handlerPath } },
-    );
-  }
-
-  private async importInterceptor(descriptor: InterceptorPackage): Promise<Interceptor> {
-    const exported = await this.importModule(descriptor.handlerPath);
-    const { manifest } = descriptor;
-    let value: unknown = exported;
-    if (typeof exported === "function") {
-      try {
-        value = await (exported as (options: Record<string, unknown>) => unknown)(manifest.options ?? {});
-      } catch (error) {
-        throw new SkillboxError(
-          "HANDLER_INVALID",
-          `${displayPath(descriptor.handlerPath)}: the interceptor factory threw with the options of ${displayPath(descriptor.manifestFile)}: ${(error as Error).message}`,
-          { cause: error, data: { file: descriptor.manifestFile } },
-        );
-      }
-    }
-    if (typeof value !== "object" || value === null) {
-      throw new SkillboxError(
-        "HANDLER_INVALID",
-        `${displayPath(descriptor.handlerPath)}: the default export must be defineInterceptor({...}) or a factory returning one, got ${describeValue(value)}`,
-        { data: { file: descriptor.handlerPath } },
-      );
-    }
-    const interceptor = value as Interceptor;
-    return {
-      ...interceptor,
-      name: manifest.name,
-      ...(manifest.order !== undefined ? { order: manifest.order } : {}),
-      ...(manifest.match !== undefined ? { match: manifest.match } : {}),
-    };
-  }
-
-  private async importModule(path: string): Promise<unknown> {
-    try {
-      return await importFresh(path);
-    } catch (error) {
-      throw new SkillboxError(
-        "HANDLER_INVALID",
-        `${displayPath(path)}: failed to load: ${(error as Error).message}`,
-        {
-          cause: error,
-          data: { file: path },
-        },
-      );
-    }
   }
 
   private applySkill(prepared: PreparedPackage, previous: PackageState | undefined): PackageState {
@@ -461,7 +482,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     const state = metadata.root === undefined ? undefined : this.packages.get(metadata.root);
     if (state?.descriptor.kind === "skill" && state.skill?.id === skill.id) {
       if (state.handler !== undefined) return state.handler;
-      state.handlerLoading ??= this.importSkill(state.descriptor).then(
+      state.handlerLoading ??= importSkillModule(state.descriptor.handlerPath).then(
         ({ handler }) => {
           state.handler = handler;
           state.handlerLoading = undefined;
@@ -478,14 +499,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     const key = `${metadata.handlerPath}\0${metadata.codeHash}`;
     let foreign = this.foreignHandlers.get(key);
     if (foreign === undefined) {
-      foreign = this.importModule(metadata.handlerPath).then((exported) => {
-        if (typeof exported === "function") return exported as SkillHandler;
-        if (isDefinedSkill(exported)) return exported.handler;
-        throw new SkillboxError(
-          "HANDLER_INVALID",
-          `${displayPath(metadata.handlerPath!)}: exports no handler`,
-        );
-      });
+      foreign = importSkillModule(metadata.handlerPath).then(({ handler }) => handler);
       foreign.catch(() => this.foreignHandlers.delete(key));
       this.foreignHandlers.set(key, foreign);
     }
@@ -496,14 +510,6 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     // An `error` event without a listener would throw: a loader never takes its host down.
     if (this.listenerCount("error") > 0) this.emit("error", failed);
   }
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object"
-    ? `an object with keys ${Object.keys(value).join(", ") || "(none)"}`
-    : typeof value;
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */

@@ -1,12 +1,17 @@
 import { EventEmitter } from "node:events";
+import { basename } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import { packageRootOf } from "./discovery/discover-package-roots.js";
+import { hashPackageFiles } from "./module/hash-package-files.js";
 import {
   type LoadReport,
   SkillLoader,
   type SkillLoaderEvents,
   type SkillLoaderOptions,
 } from "./skill-loader.js";
+
+/** chokidar emits at most one `change` per file in this window and drops the rest. */
+const CHOKIDAR_THROTTLE_MS = 50;
 
 /** Options of {@link watchSkills}. */
 export interface WatchSkillsOptions extends SkillLoaderOptions {
@@ -32,7 +37,11 @@ export interface SkillWatcher {
   ): SkillWatcher;
   /** Resolves with the first load's report once the watcher is listening. */
   ready(): Promise<LoadReport>;
-  /** Resolves once every pending reload has finished (useful in tests and shutdown). */
+  /**
+   * Resolves once the background import of every handler (started after `ready`) and every
+   * pending reload have finished. After it, a broken edit of any package falls back to the
+   * handler already in memory.
+   */
   idle(): Promise<void>;
   /** Stops watching and stops serving handlers. */
   close(): Promise<void>;
@@ -55,6 +64,7 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
   const dirty = new Set<string>();
   let watcher: FSWatcher | undefined;
   let closed = false;
+  let warming: Promise<void> = Promise.resolve();
 
   for (const event of ["loaded", "reloaded", "removed", "error"] as const) {
     loader.on(event, (payload: unknown) => {
@@ -67,7 +77,14 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
       dirty.add(root);
       return;
     }
-    const run = loader.syncPackage(root).finally(() => {
+    const run = (async () => {
+      const hashBefore = await hashPackageFiles(root);
+      await loader.syncPackage(root);
+      // chokidar drops a change that follows another change of the same file within its 50 ms
+      // throttle: look once more after the window, and sync again if the files moved on.
+      await new Promise((resolve) => setTimeout(resolve, CHOKIDAR_THROTTLE_MS + 10));
+      if (!closed && (await hashPackageFiles(root)) !== hashBefore) dirty.add(root);
+    })().finally(() => {
       running.delete(root);
       if (dirty.delete(root) && !closed) sync(root);
     });
@@ -78,7 +95,7 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
     if (closed) return;
     const directory = loader.dirs.find((candidate) => path.startsWith(candidate));
     const root = directory === undefined ? undefined : packageRootOf(directory, path);
-    if (root === undefined) return;
+    if (root === undefined || basename(root).startsWith(".")) return;
     clearTimeout(timers.get(root));
     timers.set(
       root,
@@ -102,6 +119,7 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
       }
     });
     await new Promise<void>((resolve) => watcher!.once("ready", () => resolve()));
+    warming = loader.warmUp();
     events.emit("ready", report);
     return report;
   })();
@@ -120,6 +138,8 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
     },
     ready: () => started,
     async idle() {
+      await started.catch(() => undefined);
+      await warming;
       while (timers.size > 0 || running.size > 0) {
         await Promise.allSettled([...running.values()]);
         if (timers.size > 0) await new Promise((resolve) => setTimeout(resolve, debounceMs));
@@ -131,6 +151,7 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
       timers.clear();
       await started.catch(() => undefined);
       await watcher?.close();
+      await warming;
       await Promise.allSettled([...running.values()]);
       loader.close();
     },

@@ -47,7 +47,9 @@ async function readJson(file: string): Promise<unknown | undefined> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // ENOTDIR: the "package folder" is a stray file (a README beside the packages).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new SkillboxError(
       "MANIFEST_INVALID",
       `${displayPath(file)}: cannot be read (${(error as Error).message})`,

@@ -1,0 +1,85 @@
+import {
+  type DefinedSkill,
+  type Interceptor,
+  isDefinedSkill,
+  SkillboxError,
+  type SkillHandler,
+} from "@skillbox/core";
+import { displayPath, type InterceptorPackage } from "../manifest/read-package.js";
+import { importFresh } from "./import-fresh.js";
+
+/**
+ * Imports a skill's handler module from `handlerPath`: its default export is a function, or
+ * `defineSkill(...)` (whose schemas then count).
+ */
+export async function importSkillModule(
+  handlerPath: string,
+): Promise<{ handler: SkillHandler; defined?: DefinedSkill }> {
+  const exported = await importHandlerModule(handlerPath);
+  if (typeof exported === "function") return { handler: exported as SkillHandler };
+  if (isDefinedSkill(exported)) return { handler: exported.handler, defined: exported };
+  throw new SkillboxError(
+    "HANDLER_INVALID",
+    `${displayPath(handlerPath)}: the default export must be a handler function or defineSkill({...}), got ${describeValue(exported)}`,
+    { data: { file: handlerPath } },
+  );
+}
+
+/**
+ * Imports an interceptor plugin: `defineInterceptor(...)`, or a factory called with the manifest's
+ * `options`. The manifest's name, order and match win over the module's.
+ */
+export async function importInterceptorModule(descriptor: InterceptorPackage): Promise<Interceptor> {
+  const exported = await importHandlerModule(descriptor.handlerPath);
+  const { manifest } = descriptor;
+  let value: unknown = exported;
+  if (typeof exported === "function") {
+    try {
+      value = await (exported as (options: Record<string, unknown>) => unknown)(manifest.options ?? {});
+    } catch (error) {
+      throw new SkillboxError(
+        "HANDLER_INVALID",
+        `${displayPath(descriptor.handlerPath)}: the interceptor factory threw with the options of ${displayPath(descriptor.manifestFile)}: ${(error as Error).message}`,
+        { cause: error, data: { file: descriptor.manifestFile } },
+      );
+    }
+  }
+  if (typeof value !== "object" || value === null) {
+    throw new SkillboxError(
+      "HANDLER_INVALID",
+      `${displayPath(descriptor.handlerPath)}: the default export must be defineInterceptor({...}) or a factory returning one, got ${describeValue(value)}`,
+      { data: { file: descriptor.handlerPath } },
+    );
+  }
+  const interceptor = value as Interceptor;
+  return {
+    ...interceptor,
+    name: manifest.name,
+    ...(manifest.order !== undefined ? { order: manifest.order } : {}),
+    ...(manifest.match !== undefined ? { match: manifest.match } : {}),
+  };
+}
+
+/** Imports a module afresh; a load failure becomes `HANDLER_INVALID` naming the file. */
+export async function importHandlerModule(path: string): Promise<unknown> {
+  try {
+    return await importFresh(path);
+  } catch (error) {
+    throw new SkillboxError(
+      "HANDLER_INVALID",
+      `${displayPath(path)}: failed to load: ${(error as Error).message}`,
+      {
+        cause: error,
+        data: { file: path },
+      },
+    );
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object"
+    ? `an object with keys ${Object.keys(value).join(", ") || "(none)"}`
+    : typeof value;
+}
