@@ -134,6 +134,10 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   private readonly npm: boolean;
   private readonly projectRoot: string;
   private readonly packages = new Map<string, PackageState>();
+  /** Folders refused as duplicates, with the identity they wanted: they get it when it frees up. */
+  private readonly refused = new Map<string, string>();
+  /** Package folders found through npm discovery (their origin is the project, not a folder). */
+  private readonly npmRoots = new Set<string>();
   /** Handlers of loader-managed skills registered by other processes, by handler reference. */
   private readonly foreignHandlers = new Map<string, Promise<SkillHandler>>();
   private readonly removeResolver: () => void;
@@ -165,14 +169,16 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     // Folders are sorted, so which of two duplicates wins does not depend on disk order.
     prepared.sort((a, b) => a.descriptor.root.localeCompare(b.descriptor.root));
     const claimed = new Map<string, string>();
-    const skills = prepared.filter((entry) => {
-      if (entry.registration === undefined) return false;
+    const accepted = prepared.filter((entry) => {
       const clash = this.duplicateOf(entry, claimed);
       if (clash !== undefined) report.failed.push(clash);
       return clash === undefined;
     });
-    this.registerAll(skills, report);
-    for (const entry of prepared.filter((candidate) => candidate.interceptor !== undefined)) {
+    this.registerAll(
+      accepted.filter((entry) => entry.registration !== undefined),
+      report,
+    );
+    for (const entry of accepted.filter((candidate) => candidate.interceptor !== undefined)) {
       this.activateInterceptor({ descriptor: entry.descriptor }, entry.interceptor!);
     }
     const found = new Set(roots);
@@ -187,6 +193,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       }
     }
     for (const entry of vanishedInterceptors) this.emit("removed", entry);
+    for (const root of this.refused.keys()) if (!found.has(root)) this.refused.delete(root);
     report.removed = [...this.removeVanished(found), ...vanishedInterceptors];
     for (const failed of this.recheckRequirements()) report.failed.push(failed);
     for (const state of this.packages.values()) {
@@ -197,21 +204,24 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   }
 
   /**
-   * A second folder offering the same name@version would overwrite the first in the registry:
-   * it is refused instead, naming both. `claimed` maps name@version to the folder that has it.
+   * A second folder offering the same skill name@version or interceptor name would replace the
+   * first (the registry and the executor key by those): it is refused instead, naming both.
+   * `claimed` maps identities to the folder that has them.
    */
   private duplicateOf(entry: PreparedPackage, claimed: Map<string, string>): FailedPackage | undefined {
-    const key = `${entry.registration!.name}@${entry.registration!.version}`;
+    const key = identityOf(entry);
     const holder = claimed.get(key);
     if (holder === undefined || holder === entry.descriptor.root) {
       claimed.set(key, entry.descriptor.root);
+      this.refused.delete(entry.descriptor.root);
       return undefined;
     }
+    this.refused.set(entry.descriptor.root, key);
     return {
       root: entry.descriptor.root,
       file: entry.descriptor.manifestFile,
       code: "MANIFEST_INVALID",
-      message: `${displayPath(entry.descriptor.manifestFile)}: ${key} is already provided by ${displayPath(holder)}; change \`version\` or remove one of the folders`,
+      message: `${displayPath(entry.descriptor.manifestFile)}: ${key} is already provided by ${displayPath(holder)}; rename it, change its \`version\`, or remove one of the folders`,
     };
   }
 
@@ -248,10 +258,14 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       return;
     }
     if (prepared === undefined) {
-      if (previous !== undefined) this.remove(root, previous);
+      this.refused.delete(root);
+      if (previous !== undefined) {
+        this.remove(root, previous);
+        await this.promoteDuplicatesOf(identityOf(previous));
+      }
       return;
     }
-    if (prepared.registration !== undefined && this.refuseDuplicate(prepared)) return;
+    if (this.refuseDuplicate(prepared)) return;
     if (previous !== undefined && previous.descriptor.kind !== prepared.descriptor.kind)
       this.remove(root, previous);
     const state: PackageState =
@@ -264,16 +278,15 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   }
 
   /**
-   * True (and an `error` emitted) when another known folder already provides this name@version.
+   * True (and an `error` emitted) when another known folder already provides this identity.
    * A holder whose manifest is gone (a folder being renamed, its unlink not yet seen) is
    * forgotten instead: the new folder takes the registry entry over.
    */
   private refuseDuplicate(prepared: PreparedPackage): boolean {
     const root = prepared.descriptor.root;
-    const key = `${prepared.registration!.name}@${prepared.registration!.version}`;
+    const key = identityOf(prepared);
     for (const [otherRoot, state] of this.packages) {
-      if (otherRoot === root || state.registration === undefined) continue;
-      if (`${state.registration.name}@${state.registration.version}` !== key) continue;
+      if (otherRoot === root || identityOf(state) !== key) continue;
       if (!existsSync(state.descriptor.manifestFile)) {
         this.packages.delete(otherRoot);
         continue;
@@ -320,7 +333,22 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   private async discover(): Promise<string[]> {
     const fromDirs = (await Promise.all(this.dirs.map((directory) => listPackageFolders(directory)))).flat();
     const fromNpm = this.npm ? await discoverNpmPackages(this.projectRoot) : [];
+    for (const root of fromNpm) this.npmRoots.add(root);
     return [...new Set([...fromDirs, ...fromNpm])];
+  }
+
+  /**
+   * Where a package was found: its watched folder, or this project's npm packages. Stored with
+   * each skill, so that a later load removes only what this configuration would have found.
+   */
+  private originOf(root: string): string {
+    const directory = this.dirs.find((candidate) => root.startsWith(candidate + sep));
+    return directory ?? (this.npmRoots.has(root) ? `npm:${this.projectRoot}` : root);
+  }
+
+  /** The origins this loader is responsible for. */
+  private managedOrigins(): Set<string> {
+    return new Set([...this.dirs, ...(this.npm ? [`npm:${this.projectRoot}`] : [])]);
   }
 
   /** Reads (and, for interceptors or when `eager`, imports) one package. Undefined: not a package. */
@@ -372,6 +400,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       metadata: {
         loader: LOADER_MARK,
         root: descriptor.root,
+        origin: this.originOf(descriptor.root),
         handlerPath: descriptor.handlerPath,
         codeHash,
         ...(manifest.examples ? { examples: manifest.examples } : {}),
@@ -412,14 +441,21 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     for (const failed of this.recheckRequirements()) this.emitError(failed);
   }
 
+  /** Loads the folders that were refused because another one held `identity`, now that it is free. */
+  private async promoteDuplicatesOf(identity: string): Promise<void> {
+    for (const [root, wanted] of [...this.refused]) {
+      if (wanted === identity) await this.syncPackage(root);
+    }
+  }
+
   /** Unregisters loader-managed skills of this owner whose package folder was not found. */
   private removeVanished(found: Set<string>): LoadedPackage[] {
     const removed: LoadedPackage[] = [];
     for (const skill of this.registry.list(this.owner)) {
-      const metadata = skill.metadata as { loader?: string; root?: string } | undefined;
+      const metadata = skill.metadata as { loader?: string; root?: string; origin?: string } | undefined;
       if (metadata?.loader !== LOADER_MARK || metadata.root === undefined || skill.apiKeyId !== this.owner)
         continue;
-      const managed = this.isManaged(metadata.root) || metadata.root.includes(`${sep}node_modules${sep}`);
+      const managed = metadata.origin !== undefined && this.managedOrigins().has(metadata.origin);
       if (!managed || found.has(metadata.root)) continue;
       this.registry.unregisterById(skill.id);
       removed.push({
@@ -510,6 +546,13 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     // An `error` event without a listener would throw: a loader never takes its host down.
     if (this.listenerCount("error") > 0) this.emit("error", failed);
   }
+}
+
+/** What a package provides, keyed as the registry (skills) or the executor (interceptors) keys it. */
+function identityOf(entry: { registration?: SkillRegistration; interceptor?: Interceptor }): string {
+  return entry.registration !== undefined
+    ? `${entry.registration.name}@${entry.registration.version}`
+    : `interceptor "${entry.interceptor?.name}"`;
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */
