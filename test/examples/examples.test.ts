@@ -8,7 +8,7 @@ import { createTemporaryDirectory } from "../helpers/temporary-host.js";
 const run = promisify(execFile);
 const repositoryRoot = resolve(import.meta.dirname, "../..");
 
-describe("examples/skills-host (the README's main job)", () => {
+describe("examples (run as a user would, on a fresh database)", () => {
   let directory: string | undefined;
 
   afterEach(() => {
@@ -28,5 +28,17 @@ describe("examples/skills-host (the README's main job)", () => {
     expect(stdout).toContain('echo says {"echoed":"hello from the skills host"}');
     expect(stdout).toContain("stopped");
     expect(stdout).not.toContain("failed ");
+  });
+
+  it("examples/quick-start registers echo, runs it and prints the audit trail", async () => {
+    directory = createTemporaryDirectory("skillbox-quick-start-");
+    const { stdout } = await run(process.execPath, ["examples/quick-start/main.mjs"], {
+      cwd: repositoryRoot,
+      env: { ...process.env, SKILLBOX_DB: join(directory, "quick-start.db") },
+      timeout: 60_000,
+    });
+    expect(stdout).toContain("output: hello world");
+    expect(stdout).toContain("invalid input → status error, INPUT_INVALID");
+    expect(stdout).toContain("executions recorded for user-123 so far: 2");
   });
 });
