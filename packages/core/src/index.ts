@@ -53,6 +53,7 @@ export {
 } from "./registry/skill-registry.js";
 export { createInlineRuntime } from "./runtime/inline-runtime.js";
 export type { RuntimeRequest, SkillRuntime } from "./runtime/skill-runtime.js";
+export { createWorkerRuntime, type WorkerRuntimeOptions } from "./runtime/worker-runtime.js";
 export {
   formatZodIssues,
   retryPolicySchema,

@@ -13,6 +13,7 @@ import { createConsoleLogger } from "../logger/create-console-logger.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
 import { createInlineRuntime } from "../runtime/inline-runtime.js";
 import type { SkillRuntime } from "../runtime/skill-runtime.js";
+import { createWorkerRuntime, type WorkerRuntimeOptions } from "../runtime/worker-runtime.js";
 import type {
   ExecuteOptions,
   ExecutionError,
@@ -47,8 +48,10 @@ export interface SkillExecutorOptions {
   /** Deepest chain of nested `ctx.call` (default 16). */
   maxCallDepth?: number;
   logger?: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
-  /** Extra runtimes besides `inline`. */
+  /** Extra runtimes besides `inline` and `worker` (a runtime with either name replaces it). */
   runtimes?: SkillRuntime[];
+  /** Pool settings of the built-in `worker` runtime (threads start on first use). */
+  worker?: WorkerRuntimeOptions;
   interceptors?: Interceptor[];
   /** Mark rows orphaned by dead processes `interrupted` on start (default true). */
   recoverInterrupted?: boolean;
@@ -127,6 +130,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     this.defaultTotalTimeoutMs = options.defaultTotalTimeoutMs;
     this.maxCallDepth = options.maxCallDepth ?? 16;
     this.registerRuntime(createInlineRuntime());
+    this.registerRuntime(createWorkerRuntime(options.worker));
     for (const runtime of options.runtimes ?? []) this.registerRuntime(runtime);
     for (const interceptor of options.interceptors ?? []) this.use(interceptor);
     if (options.recoverInterrupted !== false) this.store.markInterrupted();

@@ -1,0 +1,131 @@
+// Runs inside a tinypool worker thread: loads a skill's handler module with jiti (TypeScript or
+// JavaScript, ESM or CJS) and runs one task. Plain JavaScript, so it runs the same from the
+// TypeScript sources (tests) and from the published package.
+import { createJiti } from "jiti";
+
+/** Handler modules by path, with the code hash they were loaded at (a new hash reloads). */
+const modules = new Map();
+
+async function loadHandler(modulePath, codeHash) {
+  const cached = modules.get(modulePath);
+  if (cached !== undefined && cached.codeHash === codeHash) return cached.handler;
+  // No module cache: after a hot reload the new code runs, imports included, and the old
+  // module can be collected once nothing refers to it.
+  const jiti = createJiti(modulePath, { moduleCache: false, tryNative: false, interopDefault: true });
+  const namespace = await jiti.import(modulePath);
+  const exported =
+    namespace !== null && typeof namespace === "object" && "default" in namespace
+      ? namespace.default
+      : namespace;
+  const handler =
+    typeof exported === "function"
+      ? exported
+      : exported !== null && typeof exported === "object" && typeof exported.handler === "function"
+        ? exported.handler
+        : undefined;
+  if (handler === undefined) {
+    throw Object.assign(
+      new Error(`${modulePath}: the default export must be a handler function or defineSkill({...})`),
+      {
+        name: "SkillboxError",
+        code: "HANDLER_INVALID",
+      },
+    );
+  }
+  modules.set(modulePath, { codeHash, handler });
+  return handler;
+}
+
+/** Errors cross the thread boundary as plain data: structured clone would drop `code` and `data`. */
+function serializeError(error) {
+  if (error instanceof Error) {
+    let data;
+    try {
+      data = error.data === undefined ? undefined : structuredClone(error.data);
+    } catch {
+      data = undefined;
+    }
+    return {
+      name: error.name,
+      code: error.code,
+      message: error.message,
+      stack: error.stack,
+      data,
+      retryable: error.retryable,
+    };
+  }
+  return { name: "Error", message: String(error) };
+}
+
+function createLogger(fields) {
+  const write = (level) => (message, extra) =>
+    process.stderr.write(
+      `${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields, ...extra })}\n`,
+    );
+  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+/** A `ctx.call` that asks the main thread to run the nested execution. */
+function createCall(port) {
+  if (port === undefined) {
+    return () =>
+      Promise.reject(
+        Object.assign(
+          new Error("ctx.call from a worker skill needs `requires` in its manifest, naming what it calls"),
+          {
+            name: "SkillboxError",
+            code: "UNDECLARED_DEPENDENCY",
+          },
+        ),
+      );
+  }
+  let next = 0;
+  const pending = new Map();
+  port.on("message", ({ id, output, error }) => {
+    const waiter = pending.get(id);
+    pending.delete(id);
+    if (error === undefined) waiter?.resolve(output);
+    else waiter?.reject(Object.assign(new Error(error.message), error));
+  });
+  return (reference, input) =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      port.postMessage({ id, reference, input });
+    });
+}
+
+/** One task: `{ modulePath, codeHash, input, context, port? }` → `{ ok, output | error }`. */
+export default async function runSkillTask(task) {
+  const { modulePath, codeHash, input, context, port } = task;
+  try {
+    const handler = await loadHandler(modulePath, codeHash);
+    const ctx = {
+      ...context,
+      signal: new AbortController().signal,
+      logger: createLogger({
+        skill: `${context.skill.name}@${context.skill.version}`,
+        executionId: context.executionId,
+      }),
+      call: createCall(port),
+    };
+    const output = await handler(input, ctx);
+    try {
+      structuredClone(output);
+    } catch (error) {
+      return {
+        ok: false,
+        error: {
+          name: "SkillboxError",
+          code: "OUTPUT_INVALID",
+          message: `${context.skill.name}@${context.skill.version} returned an output that cannot leave the worker thread (${error.message}); return plain data`,
+        },
+      };
+    }
+    return { ok: true, output };
+  } catch (error) {
+    return { ok: false, error: serializeError(error) };
+  } finally {
+    port?.close();
+  }
+}
