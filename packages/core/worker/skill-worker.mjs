@@ -11,8 +11,23 @@ async function loadHandler(modulePath, codeHash) {
   if (cached !== undefined && cached.codeHash === codeHash) return cached.handler;
   // No module cache: after a hot reload the new code runs, imports included, and the old
   // module can be collected once nothing refers to it.
-  const jiti = createJiti(modulePath, { moduleCache: false, tryNative: false, interopDefault: true });
-  const namespace = await jiti.import(modulePath);
+  const jiti = createJiti(modulePath, {
+    moduleCache: false,
+    fsCache: false,
+    tryNative: false,
+    interopDefault: true,
+  });
+  let namespace;
+  try {
+    namespace = await jiti.import(modulePath);
+  } catch (error) {
+    // A module that cannot load will not load on a retry either.
+    throw Object.assign(new Error(`${modulePath}: failed to load: ${error?.message ?? error}`), {
+      name: "SkillboxError",
+      code: "HANDLER_INVALID",
+      retryable: false,
+    });
+  }
   const exported =
     namespace !== null && typeof namespace === "object" && "default" in namespace
       ? namespace.default

@@ -1,5 +1,6 @@
 export { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
 export { type LoadSkillsResult, loadSkills } from "./load-skills.js";
+export type { FailedPackage, LoadedPackage, LoadReport, SkillLoaderEvents } from "./loader-types.js";
 export {
   type InterceptorManifest,
   interceptorManifestSchema,
@@ -12,16 +13,9 @@ export {
   readPackage,
   type SkillPackage,
 } from "./manifest/read-package.js";
+export { LOADER_MARK } from "./manifest/to-registration.js";
 export { importFresh } from "./module/import-fresh.js";
-export {
-  type FailedPackage,
-  LOADER_MARK,
-  type LoadedPackage,
-  type LoadReport,
-  SkillLoader,
-  type SkillLoaderEvents,
-  type SkillLoaderOptions,
-} from "./skill-loader.js";
+export { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
 export {
   type SkillWatcher,
   type SkillWatcherEvents,

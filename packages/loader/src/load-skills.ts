@@ -1,4 +1,5 @@
-import { type LoadReport, SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
+import type { LoadReport } from "./loader-types.js";
+import { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
 
 /** What `loadSkills` returns: the report and the loader, which keeps serving the handlers. */
 export interface LoadSkillsResult extends LoadReport {

@@ -1,31 +1,30 @@
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { resolve, sep } from "node:path";
-import { pathToFileURL } from "node:url";
 import {
-  type DefinedSkill,
   type Interceptor,
-  isSkillboxError,
   type Skill,
   type SkillExecutor,
   type SkillHandler,
-  type SkillRegistration,
   type SkillRegistry,
   skillExecutor,
   skillRegistry,
 } from "@skillbox/core";
 import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
-import {
-  displayPath,
-  type PackageDescriptor,
-  readPackage,
-  type SkillPackage,
-} from "./manifest/read-package.js";
+import type { FailedPackage, LoadedPackage, LoadReport, SkillLoaderEvents } from "./loader-types.js";
+import { displayPath, readPackage } from "./manifest/read-package.js";
+import { LOADER_MARK, toRegistration } from "./manifest/to-registration.js";
+import { checkSyntax } from "./module/check-syntax.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
 import { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
-
-/** Marks registry entries this loader manages (in `skill.metadata.loader`). */
-export const LOADER_MARK = "@skillbox/loader";
+import {
+  describe,
+  failure,
+  forEachLimited,
+  identityOf,
+  type PackageState,
+  type PreparedPackage,
+} from "./package-state.js";
 
 /** Options shared by `loadSkills` and `watchSkills`. */
 export interface SkillLoaderOptions {
@@ -41,83 +40,6 @@ export interface SkillLoaderOptions {
   registry?: SkillRegistry;
   /** Defaults to the `skillExecutor` of `@skillbox/core`. */
   executor?: SkillExecutor;
-}
-
-/** A package that loaded. */
-export interface LoadedPackage {
-  kind: "skill" | "interceptor";
-  name: string;
-  version: string | undefined;
-  root: string;
-  /** The registry id (skills only). */
-  skillId?: string;
-}
-
-/** A package that did not load, and why. */
-export interface FailedPackage {
-  root: string;
-  /** The file at fault (manifest or handler module). */
-  file: string;
-  code: string;
-  message: string;
-}
-
-/** The outcome of a full load. */
-export interface LoadReport {
-  loaded: LoadedPackage[];
-  failed: FailedPackage[];
-  /** Registry entries of packages that disappeared since the last run. */
-  removed: LoadedPackage[];
-}
-
-/** Events of a loader (and of the watcher handle). */
-export interface SkillLoaderEvents {
-  loaded: [LoadedPackage];
-  reloaded: [LoadedPackage];
-  removed: [LoadedPackage];
-  error: [FailedPackage];
-}
-
-interface PackageState {
-  descriptor: PackageDescriptor;
-  /** Skills: what was (or would be) registered. */
-  registration?: SkillRegistration;
-  skill?: Skill;
-  handler?: SkillHandler;
-  handlerLoading?: Promise<SkillHandler>;
-  /** Interceptors: the instance in the executor. */
-  interceptor?: Interceptor;
-  /** Requirements not met right now (the skill is then unregistered). */
-  unmet?: string[];
-}
-
-/** What a folder yielded after reading and (when needed) importing. */
-interface PreparedPackage {
-  descriptor: PackageDescriptor;
-  registration?: SkillRegistration;
-  handler?: SkillHandler;
-  interceptor?: Interceptor;
-}
-
-function describe(state: PackageState): LoadedPackage {
-  const { descriptor } = state;
-  return {
-    kind: descriptor.kind,
-    name: descriptor.manifest.name,
-    version: descriptor.manifest.version,
-    root: descriptor.root,
-    ...(state.skill ? { skillId: state.skill.id } : {}),
-  };
-}
-
-function failure(root: string, error: unknown): FailedPackage {
-  const data = isSkillboxError(error) ? (error.data as { file?: string } | undefined) : undefined;
-  return {
-    root,
-    file: data?.file ?? root,
-    code: isSkillboxError(error) ? error.code : "HANDLER_INVALID",
-    message: error instanceof Error ? error.message : String(error),
-  };
 }
 
 /**
@@ -139,7 +61,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   /** Package folders found through npm discovery (their origin is the project, not a folder). */
   private readonly npmRoots = new Set<string>();
   /** Handlers of loader-managed skills registered by other processes, by handler reference. */
-  private readonly foreignHandlers = new Map<string, Promise<SkillHandler>>();
+  private readonly foreignHandlers = new Map<string, { codeHash: string; handler: Promise<SkillHandler> }>();
   private readonly removeResolver: () => void;
 
   constructor(options: SkillLoaderOptions = {}) {
@@ -305,7 +227,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   async warmUp(concurrency = 4): Promise<void> {
     const cold = [...this.packages.values()].filter(
       (state) =>
-        state.descriptor.kind === "skill" && state.skill !== undefined && state.handler === undefined,
+        state.descriptor.kind === "skill" && state.skill?.runtime === "inline" && state.handler === undefined,
     );
     await forEachLimited(cold, concurrency, async (state) => {
       if (state.skill === undefined || state.handler !== undefined) return;
@@ -359,52 +281,25 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       return { descriptor, interceptor: await importInterceptorModule(descriptor) };
     }
     const codeHash = await hashPackageFiles(root);
-    // Without schemas in the manifest, they come from defineSkill in the module: import now.
+    // Code of worker and container skills never runs on the host: on reload it is only
+    // syntax-checked. Without schemas in the manifest they come from defineSkill in the module,
+    // which then has to be imported here once.
+    const runsOnHost = (descriptor.manifest.runtime ?? "inline") === "inline";
+    if (eager && !runsOnHost && descriptor.manifest.input !== undefined)
+      await checkSyntax(descriptor.handlerPath);
     const module =
-      eager || descriptor.manifest.input === undefined
+      (eager && runsOnHost) || descriptor.manifest.input === undefined
         ? await importSkillModule(descriptor.handlerPath)
         : undefined;
     return {
       descriptor,
-      registration: this.toRegistration(descriptor, codeHash, module?.defined),
-      ...(module ? { handler: module.handler } : {}),
-    };
-  }
-
-  private toRegistration(
-    descriptor: SkillPackage,
-    codeHash: string,
-    defined: DefinedSkill | undefined,
-  ): SkillRegistration {
-    const { manifest } = descriptor;
-    // A manifest that declares `input` is the whole definition (the module is then imported
-    // lazily, so it cannot contribute); without it, defineSkill in the module fills the gaps.
-    if (manifest.input !== undefined) defined = undefined;
-    return {
-      name: manifest.name,
-      version: manifest.version,
-      description: manifest.description ?? defined?.description ?? "",
-      input: manifest.input ?? defined?.input ?? {},
-      output: manifest.output ?? defined?.output,
-      handler: pathToFileURL(descriptor.handlerPath).href,
-      runtime: manifest.runtime ?? defined?.runtime ?? "inline",
-      timeoutMs: manifest.timeoutMs ?? defined?.timeoutMs,
-      retry: manifest.retry ?? defined?.retry,
-      memoryMb: manifest.memoryMb ?? defined?.memoryMb,
-      sandbox: manifest.sandbox ?? defined?.sandbox,
-      requires: manifest.requires ?? defined?.requires,
-      tags: manifest.tags ?? defined?.tags ?? [],
-      enabled: manifest.enabled ?? true,
-      apiKeyId: this.owner,
-      source: descriptor.root,
-      metadata: {
-        loader: LOADER_MARK,
-        root: descriptor.root,
-        origin: this.originOf(descriptor.root),
-        handlerPath: descriptor.handlerPath,
+      registration: toRegistration(descriptor, {
         codeHash,
-        ...(manifest.examples ? { examples: manifest.examples } : {}),
-      },
+        defined: module?.defined,
+        owner: this.owner,
+        origin: this.originOf(descriptor.root),
+      }),
+      ...(module ? { handler: module.handler } : {}),
     };
   }
 
@@ -532,38 +427,21 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       return state.handlerLoading;
     }
     // Registered by another process's loader (same database): load it from its path.
-    const key = `${metadata.handlerPath}\0${metadata.codeHash}`;
-    let foreign = this.foreignHandlers.get(key);
-    if (foreign === undefined) {
-      foreign = importSkillModule(metadata.handlerPath).then(({ handler }) => handler);
-      foreign.catch(() => this.foreignHandlers.delete(key));
-      this.foreignHandlers.set(key, foreign);
-    }
-    return foreign;
+    // One entry per path, replaced when the code changes: old versions can be collected.
+    const key = metadata.handlerPath;
+    const codeHash = metadata.codeHash ?? skill.contentHash;
+    const cached = this.foreignHandlers.get(key);
+    if (cached !== undefined && cached.codeHash === codeHash) return cached.handler;
+    const handler = importSkillModule(key).then((module) => module.handler);
+    handler.catch(() => {
+      if (this.foreignHandlers.get(key)?.handler === handler) this.foreignHandlers.delete(key);
+    });
+    this.foreignHandlers.set(key, { codeHash, handler });
+    return handler;
   }
 
   private emitError(failed: FailedPackage): void {
     // An `error` event without a listener would throw: a loader never takes its host down.
     if (this.listenerCount("error") > 0) this.emit("error", failed);
   }
-}
-
-/** What a package provides, keyed as the registry (skills) or the executor (interceptors) keys it. */
-function identityOf(entry: { registration?: SkillRegistration; interceptor?: Interceptor }): string {
-  return entry.registration !== undefined
-    ? `${entry.registration.name}@${entry.registration.version}`
-    : `interceptor "${entry.interceptor?.name}"`;
-}
-
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

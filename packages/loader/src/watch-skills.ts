@@ -2,20 +2,16 @@ import { EventEmitter } from "node:events";
 import { basename, sep } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import { packageRootOf } from "./discovery/discover-package-roots.js";
+import type { LoadReport, SkillLoaderEvents } from "./loader-types.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
-import {
-  type LoadReport,
-  SkillLoader,
-  type SkillLoaderEvents,
-  type SkillLoaderOptions,
-} from "./skill-loader.js";
+import { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
 
 /** chokidar emits at most one `change` per file in this window and drops the rest. */
 const CHOKIDAR_THROTTLE_MS = 50;
 
 /** Options of {@link watchSkills}. */
 export interface WatchSkillsOptions extends SkillLoaderOptions {
-  /** Quiet time per package before a reload, in ms (default 20): an editor's burst of writes reloads once. */
+  /** Quiet time per package before a reload, in ms (default 10): an editor's burst of writes reloads once. */
   debounceMs?: number;
 }
 
@@ -58,7 +54,7 @@ export interface SkillWatcher {
 export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
   const loader = new SkillLoader(options);
   const events = new EventEmitter<SkillWatcherEvents>();
-  const debounceMs = options.debounceMs ?? 20;
+  const debounceMs = options.debounceMs ?? 10;
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Map<string, Promise<void>>();
   const dirty = new Set<string>();

@@ -10,21 +10,31 @@ const addFormats: AddFormats =
   (addFormatsModule as unknown as AddFormats);
 
 interface CompiledSchemas {
+  contentHash: string;
   input: ValidateFunction;
   output: ValidateFunction | undefined;
 }
 
+/** Compiled validators that no skill uses any more, tolerated before Ajv is replaced. */
+const STALE_VALIDATOR_ALLOWANCE = 200;
+
+function createAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
 /**
- * Validates inputs and outputs against a skill's JSON Schemas with Ajv. Each schema is
- * compiled once per skill version (keyed by id and content hash) and reused.
+ * Validates inputs and outputs against a skill's JSON Schemas with Ajv. Validators are compiled
+ * once per distinct schema (keyed by its JSON text), so re-registering a skill whose schemas did
+ * not change — a hot reload of its code — compiles nothing. Each skill id keeps one entry,
+ * replaced when its definition changes. Ajv never forgets a compiled schema, so when stale
+ * validators pile up the Ajv instance is replaced and live schemas recompile on demand.
  */
 export class SchemaValidator {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false });
-  private readonly compiled = new Map<string, CompiledSchemas>();
-
-  constructor() {
-    addFormats(this.ajv);
-  }
+  private ajv = createAjv();
+  private readonly bySkill = new Map<string, CompiledSchemas>();
+  private bySchema = new Map<string, ValidateFunction>();
 
   /** Throws `INPUT_INVALID` with Ajv's messages when `input` does not match. */
   validateInput(skill: Skill, input: unknown): void {
@@ -39,17 +49,36 @@ export class SchemaValidator {
   }
 
   private schemasOf(skill: Skill): CompiledSchemas {
-    const key = `${skill.id}\u0000${skill.contentHash}`;
-    let schemas = this.compiled.get(key);
-    if (schemas === undefined) {
+    let schemas = this.bySkill.get(skill.id);
+    if (schemas === undefined || schemas.contentHash !== skill.contentHash) {
+      if (this.bySchema.size > 2 * this.bySkill.size + STALE_VALIDATOR_ALLOWANCE) this.replaceAjv();
       schemas = {
-        input: this.compile(skill, "input", skill.schema.input),
+        contentHash: skill.contentHash,
+        input: this.validatorFor(skill, "input", skill.schema.input),
         output:
-          skill.schema.output === undefined ? undefined : this.compile(skill, "output", skill.schema.output),
+          skill.schema.output === undefined
+            ? undefined
+            : this.validatorFor(skill, "output", skill.schema.output),
       };
-      this.compiled.set(key, schemas);
+      this.bySkill.set(skill.id, schemas);
     }
     return schemas;
+  }
+
+  private validatorFor(skill: Skill, which: "input" | "output", schema: JsonSchema): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let validate = this.bySchema.get(key);
+    if (validate === undefined) {
+      validate = this.compile(skill, which, schema);
+      this.bySchema.set(key, validate);
+    }
+    return validate;
+  }
+
+  private replaceAjv(): void {
+    this.ajv = createAjv();
+    this.bySchema = new Map();
+    this.bySkill.clear();
   }
 
   private compile(skill: Skill, which: "input" | "output", schema: JsonSchema): ValidateFunction {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
+import { SkillboxError } from "../errors/skillbox-error.js";
 import type { Interceptor } from "../interceptors/define-interceptor.js";
 import {
   InterceptorChain,
@@ -26,6 +26,7 @@ import type {
 import { createExecutionId } from "./create-execution-id.js";
 import { declaredDependency } from "./declared-dependency.js";
 import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
+import { STATUS_BY_CODE, serialize, toSkillboxError } from "./execution-outcome.js";
 import { ExecutionState } from "./execution-state.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
 import { IdempotencyGate } from "./idempotency-gate.js";
@@ -67,35 +68,6 @@ interface Outcome {
   status: ExecutionStatus;
   output: unknown;
   error: ExecutionError | null;
-}
-
-const STATUS_BY_CODE: Record<string, ExecutionStatus> = {
-  TIMEOUT: "timeout",
-  CANCELLED: "cancelled",
-  DENIED: "denied",
-};
-
-function toSkillboxError(thrown: unknown, skill: Skill): SkillboxError {
-  if (isSkillboxError(thrown)) return thrown;
-  if (thrown instanceof Error) {
-    return new SkillboxError("HANDLER_ERROR", `${skill.name}@${skill.version}: ${thrown.message}`, {
-      cause: thrown,
-      data: { name: thrown.name, stack: thrown.stack },
-    });
-  }
-  return new SkillboxError(
-    "HANDLER_ERROR",
-    `${skill.name}@${skill.version} threw a non-error value: ${String(thrown)}`,
-  );
-}
-
-function serialize(value: unknown): string | null {
-  if (value === undefined) return null;
-  try {
-    return JSON.stringify(value) ?? null;
-  } catch (error) {
-    return JSON.stringify(`[not serialisable: ${(error as Error).message}]`);
-  }
 }
 
 /**

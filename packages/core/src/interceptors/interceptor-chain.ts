@@ -74,7 +74,8 @@ export class InterceptorChain {
     { interceptor: Interceptor; matches: (skill: Skill) => boolean }
   >();
   private sorted: { interceptor: Interceptor; matches: (skill: Skill) => boolean }[] = [];
-  private readonly perSkill = new Map<string, InterceptorList>();
+  /** Per skill id, the list for its current definition (replaced when the definition changes). */
+  private readonly perSkill = new Map<string, { contentHash: string; list: InterceptorList }>();
 
   /** Adds an interceptor, replacing one with the same name. */
   use(interceptor: Interceptor): void {
@@ -106,12 +107,10 @@ export class InterceptorChain {
 
   /** The interceptors that apply to `skill`, in `before` order. */
   forSkill(skill: Skill): InterceptorList {
-    const key = `${skill.id}\u0000${skill.contentHash}`;
-    let list = this.perSkill.get(key);
-    if (list === undefined) {
-      list = this.sorted.filter((entry) => entry.matches(skill)).map((entry) => entry.interceptor);
-      this.perSkill.set(key, list);
-    }
+    const cached = this.perSkill.get(skill.id);
+    if (cached !== undefined && cached.contentHash === skill.contentHash) return cached.list;
+    const list = this.sorted.filter((entry) => entry.matches(skill)).map((entry) => entry.interceptor);
+    this.perSkill.set(skill.id, { contentHash: skill.contentHash, list });
     return list;
   }
 

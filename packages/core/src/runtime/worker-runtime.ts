@@ -75,10 +75,20 @@ function serveCalls(port: MessagePort, context: SkillContext): void {
             name: "SkillboxError",
             code: isSkillboxError(error) ? error.code : "HANDLER_ERROR",
             message: error instanceof Error ? error.message : String(error),
+            data: isSkillboxError(error) ? cloneable(error.data) : undefined,
           },
         }),
     );
   });
+}
+
+/** `value` when it can cross a thread boundary, else undefined. */
+function cloneable(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A counting semaphore with a bounded wait list. */
@@ -91,7 +101,8 @@ class Gate {
     private readonly maxWaiting: number,
   ) {}
 
-  async enter(label: string): Promise<void> {
+  /** Waits for a slot; a cancelled or timed-out execution gives its place in line back. */
+  async enter(label: string, signal: AbortSignal): Promise<void> {
     if (this.active < this.limit) {
       this.active++;
       return;
@@ -99,11 +110,23 @@ class Gate {
     if (this.waiting.length >= this.maxWaiting) {
       throw new SkillboxError(
         "BUSY",
-        `${label}: ${this.active} executions are running and ${this.waiting.length} waiting; try again later`,
+        `${label}: ${this.active} running and ${this.waiting.length} waiting (the limit); try again later`,
         { retryable: true },
       );
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const admit = () => {
+        signal.removeEventListener("abort", withdraw);
+        resolve();
+      };
+      const withdraw = () => {
+        const index = this.waiting.indexOf(admit);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(signal.reason);
+      };
+      this.waiting.push(admit);
+      signal.addEventListener("abort", withdraw, { once: true });
+    });
   }
 
   leave(): void {
@@ -206,7 +229,12 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     async run(request: RuntimeRequest): Promise<unknown> {
       const gate = gateFor(request.skill);
       if (gate === undefined) return runTask(request);
-      await gate.enter(`${request.skill.name}@${request.skill.version}`);
+      try {
+        await gate.enter(`${request.skill.name}@${request.skill.version}`, request.context.signal);
+      } catch (error) {
+        if (gate.idle) gates.delete(request.skill.id);
+        throw error;
+      }
       try {
         return await runTask(request);
       } finally {

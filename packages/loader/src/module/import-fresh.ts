@@ -10,7 +10,14 @@ import { createJiti } from "jiti";
  * Returns the default export when there is one, else the module namespace.
  */
 export async function importFresh(path: string): Promise<unknown> {
-  const jiti = createJiti(path, { moduleCache: false, tryNative: false, interopDefault: true });
+  // No transform cache on disk either: every reload's source is new (the cache would only grow,
+  // one file per version, in the temp folder) and writing it costs more than it saves here.
+  const jiti = createJiti(path, {
+    moduleCache: false,
+    fsCache: false,
+    tryNative: false,
+    interopDefault: true,
+  });
   const namespace = (await jiti.import(path)) as Record<string, unknown> | undefined;
   return namespace !== null && typeof namespace === "object" && "default" in namespace
     ? namespace.default

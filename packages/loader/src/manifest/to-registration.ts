@@ -1,0 +1,53 @@
+import { pathToFileURL } from "node:url";
+import type { DefinedSkill, SkillRegistration } from "@skillbox/core";
+import type { SkillPackage } from "./read-package.js";
+
+/** Marks registry entries the loader manages (in `skill.metadata.loader`). */
+export const LOADER_MARK = "@skillbox/loader";
+
+/** What the loader adds to a manifest to register it. */
+export interface RegistrationContext {
+  /** Hash of the package's files (changes on any edit). */
+  codeHash: string;
+  /** The module's `defineSkill` value, when the module was imported. */
+  defined: DefinedSkill | undefined;
+  owner: string;
+  /** The watched folder (or `npm:<project>`) the package was found through. */
+  origin: string;
+}
+
+/**
+ * The registration of a skill package. A manifest that declares `input` is the whole definition
+ * (the module is then imported lazily, so it cannot contribute); without it, `defineSkill` in
+ * the module fills the gaps.
+ */
+export function toRegistration(descriptor: SkillPackage, context: RegistrationContext): SkillRegistration {
+  const { manifest } = descriptor;
+  const defined = manifest.input === undefined ? context.defined : undefined;
+  return {
+    name: manifest.name,
+    version: manifest.version,
+    description: manifest.description ?? defined?.description ?? "",
+    input: manifest.input ?? defined?.input ?? {},
+    output: manifest.output ?? defined?.output,
+    handler: pathToFileURL(descriptor.handlerPath).href,
+    runtime: manifest.runtime ?? defined?.runtime ?? "inline",
+    timeoutMs: manifest.timeoutMs ?? defined?.timeoutMs,
+    retry: manifest.retry ?? defined?.retry,
+    memoryMb: manifest.memoryMb ?? defined?.memoryMb,
+    sandbox: manifest.sandbox ?? defined?.sandbox,
+    requires: manifest.requires ?? defined?.requires,
+    tags: manifest.tags ?? defined?.tags ?? [],
+    enabled: manifest.enabled ?? true,
+    apiKeyId: context.owner,
+    source: descriptor.root,
+    metadata: {
+      loader: LOADER_MARK,
+      root: descriptor.root,
+      origin: context.origin,
+      handlerPath: descriptor.handlerPath,
+      codeHash: context.codeHash,
+      ...(manifest.examples ? { examples: manifest.examples } : {}),
+    },
+  };
+}

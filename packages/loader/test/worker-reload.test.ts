@@ -1,0 +1,196 @@
+import { existsSync, readFileSync } from "node:fs";
+import { type SkillWatcher, type WatchSkillsOptions, watchSkills } from "@skillbox/loader";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
+import { nextEvent, type RecordedEvents, recordEvents, skillManifest } from "./loader-fixtures.js";
+
+let tree: TemporaryTree;
+let host: TemporaryHost;
+let watcher: SkillWatcher | undefined;
+let events: RecordedEvents;
+
+beforeEach(() => {
+  tree = createTemporaryTree();
+  tree.mkdir("plugins");
+  tree.linkPackages("@skillbox/core");
+  // One thread: a reload must reach the thread that already ran the old code.
+  host = createTemporaryHost({ worker: { maxThreads: 1 } });
+});
+
+afterEach(async () => {
+  await watcher?.close();
+  watcher = undefined;
+  // Closes the executor, which destroys the worker pools.
+  await host.dispose();
+  tree.cleanup();
+});
+
+async function startWatcher(options: WatchSkillsOptions = {}): Promise<SkillWatcher> {
+  watcher = watchSkills({
+    dirs: [tree.path("plugins")],
+    npm: false,
+    registry: host.registry,
+    executor: host.executor,
+    ...options,
+  });
+  events = recordEvents(watcher);
+  await watcher.ready();
+  return watcher;
+}
+
+const named = (name: string) => (payload: { name: string }) => payload.name === name;
+const inFolder = (folder: string) => (payload: { root: string }) =>
+  payload.root === tree.path("plugins", folder);
+
+/** A TypeScript handler that replies with `reply` and tells which thread ran it. */
+function workerHandler(reply: string): string {
+  return [
+    'import { isMainThread, threadId } from "node:worker_threads";',
+    "interface Input { msg: string }",
+    "export default function handler(input: Input) {",
+    `  return { reply: ${JSON.stringify(reply)}, msg: input.msg, isMainThread, threadId };`,
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** A `skill.json` with `runtime: "worker"`. */
+const workerManifest = (overrides: Record<string, unknown> = {}) =>
+  skillManifest({ runtime: "worker", ...overrides });
+
+const run = (reference: string, input: unknown = { msg: "hi" }) => host.executor.execute(reference, input);
+
+describe("watchSkills with worker skills", () => {
+  it('runs a skill whose skill.json says runtime: "worker" in a worker thread', async () => {
+    tree.writeFolder("plugins/echo", { "skill.json": workerManifest(), "index.ts": workerHandler("one") });
+    await startWatcher();
+
+    expect(host.registry.getSkill("echo")?.runtime).toBe("worker");
+    const execution = await run("echo");
+    expect(execution.error).toBeNull();
+    expect(execution.output).toMatchObject({ reply: "one", msg: "hi", isMainThread: false });
+    expect(execution.output.threadId).toBeGreaterThan(0);
+  });
+
+  it("runs the new code on the same worker thread after the handler is edited", async () => {
+    tree.writeFolder("plugins/echo", { "skill.json": workerManifest(), "index.ts": workerHandler("old") });
+    const active = await startWatcher();
+    const before = await run("echo");
+    expect(before.output).toMatchObject({ reply: "old", isMainThread: false });
+
+    const reloaded = nextEvent(active, "reloaded", named("echo"));
+    tree.write("plugins/echo/index.ts", workerHandler("new"));
+    await reloaded;
+
+    const after = await run("echo");
+    expect(after.output).toMatchObject({ reply: "new", isMainThread: false });
+    // The pool's only thread, still alive, dropped the module it had cached.
+    expect(after.output.threadId).toBe(before.output.threadId);
+    expect(events.error).toEqual([]);
+  });
+
+  it("runs the new code after a helper module the worker handler imports is edited", async () => {
+    tree.writeFolder("plugins/echo", {
+      "skill.json": workerManifest(),
+      "index.ts": [
+        'import { isMainThread } from "node:worker_threads";',
+        'import { word } from "./lib/word.ts";',
+        "export default () => ({ word, isMainThread });",
+        "",
+      ].join("\n"),
+      "lib/word.ts": 'export const word = "old";\n',
+    });
+    const active = await startWatcher();
+    expect((await run("echo")).output).toEqual({ word: "old", isMainThread: false });
+
+    const reloaded = nextEvent(active, "reloaded", named("echo"));
+    tree.write("plugins/echo/lib/word.ts", 'export const word = "new";\n');
+    await reloaded;
+
+    expect((await run("echo")).output).toEqual({ word: "new", isMainThread: false });
+  });
+
+  it("moves a skill into a worker thread when its manifest switches runtime to worker", async () => {
+    tree.writeFolder("plugins/echo", { "skill.json": skillManifest(), "index.ts": workerHandler("same") });
+    const active = await startWatcher();
+    expect((await run("echo")).output).toMatchObject({ isMainThread: true });
+
+    const reloaded = nextEvent(active, "reloaded", named("echo"));
+    tree.write("plugins/echo/skill.json", workerManifest());
+    await reloaded;
+
+    expect((await run("echo")).output).toMatchObject({ reply: "same", isMainThread: false });
+  });
+
+  it("applies an edited timeoutMs: the worker running a loop is stopped at the new limit", async () => {
+    tree.writeFolder("plugins/spin", {
+      "skill.json": workerManifest({ name: "spin", input: { type: "object" } }),
+      "index.ts":
+        "export default (input: { loop?: boolean }) => {\n  while (input.loop) {}\n  return 'done';\n};\n",
+    });
+    const active = await startWatcher();
+    expect((await run("spin", {})).output).toBe("done");
+
+    const reloaded = nextEvent(active, "reloaded", named("spin"));
+    tree.write(
+      "plugins/spin/skill.json",
+      workerManifest({ name: "spin", input: { type: "object" }, timeoutMs: 300 }),
+    );
+    await reloaded;
+
+    const looped = await run("spin", { loop: true });
+    expect(looped.status).toBe("timeout");
+    expect(looped.error?.code).toBe("TIMEOUT");
+    const next = await host.executor.execute("spin", {}, { timeoutMs: 10_000 });
+    expect(next.output).toBe("done");
+  });
+
+  // A worker skill is isolated in a thread so that its code (risky, CPU-heavy, memory-hungry)
+  // never runs on the host's thread: that includes the module's top-level code.
+  it("never evaluates a worker skill's module on the host thread, at start-up warm-up or on reload", async () => {
+    const marker = tree.path("evaluations.log");
+    const handler = (reply: string) =>
+      [
+        'import { appendFileSync } from "node:fs";',
+        'import { isMainThread } from "node:worker_threads";',
+        `appendFileSync(${JSON.stringify(marker)}, isMainThread ? "main\\n" : "worker\\n");`,
+        `export default () => ({ reply: ${JSON.stringify(reply)} });`,
+        "",
+      ].join("\n");
+    tree.writeFolder("plugins/echo", { "skill.json": workerManifest(), "index.ts": handler("one") });
+    const active = await startWatcher();
+    await active.idle();
+    expect((await run("echo")).output).toEqual({ reply: "one" });
+
+    const reloaded = nextEvent(active, "reloaded", named("echo"));
+    tree.write("plugins/echo/index.ts", handler("two"));
+    await reloaded;
+    expect((await run("echo")).output).toEqual({ reply: "two" });
+
+    const evaluations = existsSync(marker) ? readFileSync(marker, "utf8").split("\n").filter(Boolean) : [];
+    expect(evaluations).toContain("worker");
+    expect(evaluations).not.toContain("main");
+  });
+
+  // As for inline skills (see watch-skills.test.ts, "broken edits"): a broken edit does not
+  // replace the last good version.
+  // Worker threads load a skill's code from disk, so unlike inline skills they cannot keep serving
+  // a version whose files were overwritten; the reload still reports the broken edit (without
+  // evaluating the code on the host) and keeps the registration as it was.
+  it("reports a syntax error in a worker skill's handler without running it on the host", async () => {
+    tree.writeFolder("plugins/echo", { "skill.json": workerManifest(), "index.ts": workerHandler("good") });
+    const active = await startWatcher();
+    await active.idle();
+    const before = host.registry.getSkill("echo");
+
+    const error = nextEvent(active, "error", inFolder("echo"));
+    tree.write("plugins/echo/index.ts", "export default (input => {{{\n");
+    expect(await error).toMatchObject({
+      code: "HANDLER_INVALID",
+      message: expect.stringContaining("syntax error"),
+    });
+
+    expect(host.registry.getSkill("echo")?.contentHash).toBe(before?.contentHash);
+  });
+});
