@@ -28,7 +28,7 @@ const WARMUP_EDITS = Number(process.env.BENCH_WARMUP_EDITS ?? 10);
  */
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 60);
 const TARGET_MS = 30;
-/** Unset: the loader's default (20 ms). Set to see what the debounce costs. */
+/** Unset: the loader's default (10 ms). Set to see what the debounce costs. */
 const DEBOUNCE_MS =
   process.env.BENCH_DEBOUNCE_MS === undefined ? undefined : Number(process.env.BENCH_DEBOUNCE_MS);
 
@@ -170,7 +170,7 @@ try {
   const skillboxP50 = median(skillbox);
   const rawP50 = median(raw);
   const difference = skillboxP50 - rawP50;
-  const debounce = DEBOUNCE_MS === undefined ? "default 20 ms debounce" : `debounceMs: ${DEBOUNCE_MS}`;
+  const debounce = DEBOUNCE_MS === undefined ? "default 10 ms debounce" : `debounceMs: ${DEBOUNCE_MS}`;
   console.log(
     `hot reload latency (${EDITS} edits of one TypeScript handler, ${WARMUP_EDITS} warm-up edits, ${debounce})`,
   );
