@@ -115,14 +115,27 @@ export default async function runSkillTask(task) {
   const { modulePath, codeHash, input, context, port } = task;
   try {
     const handler = await loadHandler(modulePath, codeHash);
+    // signal, logger and call are built on first use: most handlers touch none of them.
+    let signal;
+    let logger;
+    let call;
     const ctx = {
       ...context,
-      signal: new AbortController().signal,
-      logger: createLogger({
-        skill: `${context.skill.name}@${context.skill.version}`,
-        executionId: context.executionId,
-      }),
-      call: createCall(port),
+      get signal() {
+        signal ??= new AbortController().signal;
+        return signal;
+      },
+      get logger() {
+        logger ??= createLogger({
+          skill: `${context.skill.name}@${context.skill.version}`,
+          executionId: context.executionId,
+        });
+        return logger;
+      },
+      call(reference, callInput) {
+        call ??= createCall(port);
+        return call(reference, callInput);
+      },
     };
     const output = await handler(input, ctx);
     try {
