@@ -1,10 +1,9 @@
 import {
   defineInterceptor,
   type ExecutionStatus,
-  formatZodIssues,
   type Interceptor,
   type LogLevel,
-  SkillboxError,
+  parseInterceptorOptions,
 } from "@skillbox/core";
 import { z } from "zod";
 
@@ -64,20 +63,6 @@ const optionsSchema = z
   )
   .strict();
 
-function parseOptions(options: unknown): z.output<typeof optionsSchema> {
-  const parsed = optionsSchema.safeParse(options ?? {});
-  if (!parsed.success) {
-    throw new SkillboxError(
-      "MANIFEST_INVALID",
-      formatZodIssues(parsed.error, 'interceptor "logger" options'),
-      {
-        data: { interceptor: "logger", issues: parsed.error.issues },
-      },
-    );
-  }
-  return parsed.data;
-}
-
 function roundMilliseconds(milliseconds: number): number {
   return Math.round(milliseconds * 1000) / 1000;
 }
@@ -90,7 +75,7 @@ function roundMilliseconds(milliseconds: number): number {
  * Logging never fails an execution: serialisation and write errors are swallowed.
  */
 export function createLoggerInterceptor(options: LoggerOptions = {}): Interceptor {
-  const { destination, level, write } = parseOptions(options);
+  const { destination, level, write } = parseInterceptorOptions("logger", optionsSchema, options);
   const threshold = LEVEL_RANK[level];
   const output = write ?? ((line: string) => process[destination].write(`${line}\n`));
 

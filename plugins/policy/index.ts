@@ -1,4 +1,4 @@
-import { defineInterceptor, deny, formatZodIssues, type Interceptor, SkillboxError } from "@skillbox/core";
+import { defineInterceptor, deny, type Interceptor, parseInterceptorOptions } from "@skillbox/core";
 import picomatch from "picomatch";
 import { z } from "zod";
 
@@ -46,20 +46,6 @@ const optionsSchema = z
   )
   .strict();
 
-function parseOptions(options: unknown): z.output<typeof optionsSchema> {
-  const parsed = optionsSchema.safeParse(options ?? {});
-  if (!parsed.success) {
-    throw new SkillboxError(
-      "MANIFEST_INVALID",
-      formatZodIssues(parsed.error, 'interceptor "policy" options'),
-      {
-        data: { interceptor: "policy", issues: parsed.error.issues },
-      },
-    );
-  }
-  return parsed.data;
-}
-
 type Matcher = (value: string) => boolean;
 
 /**
@@ -91,7 +77,7 @@ export interface PolicyDecision {
 export function createPolicy(
   options: PolicyOptions = {},
 ): (owner: string, skillName: string) => PolicyDecision {
-  const parsed = parseOptions(options);
+  const parsed = parseInterceptorOptions("policy", optionsSchema, options);
   const rules: CompiledRule[] = parsed.rules.map((rule, index) => ({
     number: index + 1,
     owners: compile(rule.owners) ?? (() => true),

@@ -1,4 +1,4 @@
-import { defineInterceptor, formatZodIssues, type Interceptor, SkillboxError } from "@skillbox/core";
+import { defineInterceptor, type Interceptor, parseInterceptorOptions } from "@skillbox/core";
 import { z } from "zod";
 
 /** Keys masked when `keys` is not given. */
@@ -37,20 +37,6 @@ const optionsSchema = z
     { error: "must be an object" },
   )
   .strict();
-
-function parseOptions(options: unknown): z.output<typeof optionsSchema> {
-  const parsed = optionsSchema.safeParse(options ?? {});
-  if (!parsed.success) {
-    throw new SkillboxError(
-      "MANIFEST_INVALID",
-      formatZodIssues(parsed.error, 'interceptor "redact" options'),
-      {
-        data: { interceptor: "redact", issues: parsed.error.issues },
-      },
-    );
-  }
-  return parsed.data;
-}
 
 /**
  * Returns a copy of `value` with the values of `keys` (lower-cased) replaced by `mask`, at any depth.
@@ -95,7 +81,7 @@ function redactValue(
  * error data are not covered — the `audit` hook only sees input and output.
  */
 export function createRedactInterceptor(options: RedactOptions = {}): Interceptor {
-  const { keys, mask } = parseOptions(options);
+  const { keys, mask } = parseInterceptorOptions("redact", optionsSchema, options);
   const lowerCaseKeys = new Set(keys.map((key) => key.toLowerCase()));
   return defineInterceptor({
     name: "redact",

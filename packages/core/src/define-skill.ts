@@ -17,21 +17,11 @@ type Infer<Schema, Fallback> = Schema extends z.ZodType ? z.output<Schema> : Fal
 // biome-ignore lint/suspicious/noExplicitAny: JSON-Schema-typed handlers read input fields freely.
 type UntypedInput<Schema> = Schema extends undefined ? unknown : any;
 
-/** What `defineSkill` accepts: the handler, its schemas and optional manifest fields. */
-export interface SkillDefinitionOptions<
-  Input extends SchemaInput | undefined,
-  Output extends SchemaInput | undefined,
-> {
-  /** Overrides the manifest's name when given (the manifest wins when both are set). */
+/** The manifest fields a skill may also declare in code (the manifest wins when both set one). */
+export interface SkillCodeFields {
   name?: string;
   version?: string;
   description?: string;
-  input?: Input;
-  output?: Output;
-  handler: (
-    input: Infer<Input, UntypedInput<Input>>,
-    context: SkillContext,
-  ) => Infer<Output, unknown> | Promise<Infer<Output, unknown>>;
   runtime?: SkillRuntimeName;
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -41,22 +31,25 @@ export interface SkillDefinitionOptions<
   tags?: string[];
 }
 
+/** What `defineSkill` accepts: the handler, its schemas and optional manifest fields. */
+export interface SkillDefinitionOptions<
+  Input extends SchemaInput | undefined,
+  Output extends SchemaInput | undefined,
+> extends SkillCodeFields {
+  input?: Input;
+  output?: Output;
+  handler: (
+    input: Infer<Input, UntypedInput<Input>>,
+    context: SkillContext,
+  ) => Infer<Output, unknown> | Promise<Infer<Output, unknown>>;
+}
+
 /** The value `defineSkill` returns: JSON Schemas plus the handler, recognisable by loaders. */
-export interface DefinedSkill {
+export interface DefinedSkill extends SkillCodeFields {
   readonly kind: "skillbox.skill";
-  name?: string;
-  version?: string;
-  description?: string;
   input?: JsonSchema;
   output?: JsonSchema;
   handler: SkillHandler;
-  runtime?: SkillRuntimeName;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  memoryMb?: number;
-  sandbox?: SkillSandboxSettings;
-  requires?: Record<string, string>;
-  tags?: string[];
 }
 
 function isZodSchema(value: unknown): value is z.ZodType {

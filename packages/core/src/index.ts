@@ -11,6 +11,7 @@ export {
   defineSkill,
   isDefinedSkill,
   type SchemaInput,
+  type SkillCodeFields,
   type SkillDefinitionOptions,
 } from "./define-skill.js";
 export {
@@ -43,6 +44,7 @@ export {
   createConsoleLogger,
   type LogLevel,
 } from "./logger/create-console-logger.js";
+export { parseInterceptorOptions } from "./parse-interceptor-options.js";
 export { GLOBAL_OWNERS, isGlobalOwner, isVisibleTo } from "./registry/owner-scope.js";
 export { parseSkillReference, type SkillReference } from "./registry/skill-reference.js";
 export {
