@@ -2,23 +2,18 @@ import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
 
-/** The row written when an execution starts: the record's identity plus the stored input. */
-export interface ExecutionStart
-  extends Pick<
-    SkillExecution,
-    | "id"
-    | "skillId"
-    | "skillName"
-    | "skillVersion"
-    | "apiKeyId"
-    | "sessionId"
-    | "parentExecutionId"
-    | "idempotencyKey"
-  > {
-  /** Already serialised (and redacted) input. */
-  inputJson: string | null;
-  createdAt: number;
-}
+/** The identity part of the row written when an execution starts (the record itself fits). */
+export type ExecutionStart = Pick<
+  SkillExecution,
+  | "id"
+  | "skillId"
+  | "skillName"
+  | "skillVersion"
+  | "apiKeyId"
+  | "sessionId"
+  | "parentExecutionId"
+  | "idempotencyKey"
+>;
 
 /** The final state of an execution. */
 export interface ExecutionFinish {
@@ -79,8 +74,8 @@ export class AuditBatcher {
     this.finishStatement = database.prepare(FINISH_SQL);
   }
 
-  /** Queues the `running` row; resolves with its rowid once it is committed. */
-  start(row: ExecutionStart): Promise<number> {
+  /** Queues the `running` row (input already serialised and redacted); resolves with its rowid once committed. */
+  start(row: ExecutionStart, inputJson: string | null, createdAt: number): Promise<number> {
     return this.enqueue("start", row.id, [
       row.id,
       row.skillId,
@@ -90,8 +85,8 @@ export class AuditBatcher {
       row.sessionId,
       row.parentExecutionId,
       row.idempotencyKey,
-      row.inputJson,
-      row.createdAt,
+      inputJson,
+      createdAt,
       this.runnerKey,
     ]);
   }

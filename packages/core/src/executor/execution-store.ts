@@ -129,8 +129,8 @@ export class ExecutionStore {
   private readonly database: Database.Database;
 
   /** Queues the `running` row; resolves with its rowid once it is committed. */
-  start(row: ExecutionStart): Promise<number> {
-    return this.batcher.start(row);
+  start(row: ExecutionStart, inputJson: string | null, createdAt: number): Promise<number> {
+    return this.batcher.start(row, inputJson, createdAt);
   }
 
   /** Queues the final state; resolves once it is committed. */

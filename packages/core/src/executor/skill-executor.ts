@@ -293,7 +293,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       createdAt: new Date(createdAt).toISOString(),
       finishedAt: null,
     };
-    const rowid = await this.store.start({ ...record, inputJson: serialize(auditedInput), createdAt });
+    const rowid = await this.store.start(record, serialize(auditedInput), createdAt);
     if (this.listenerCount("started") > 0) this.notify("started", { ...record });
     const attempts = { count: 0 };
     const outcome = await this.runLifecycle(
