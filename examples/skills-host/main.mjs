@@ -39,8 +39,9 @@ if (skillRegistry.getSkill("echo") !== undefined) {
 
 const stop = async () => {
   await watcher.close();
-  log("stopped");
-  process.exit(0);
+  await skillExecutor.close();
+  // Exit once the last line is flushed (stdout may be a pipe).
+  process.stdout.write(`${new Date().toISOString().slice(11, 23)} stopped\n`, () => process.exit(0));
 };
 if (once) await stop();
 process.once("SIGINT", stop);
