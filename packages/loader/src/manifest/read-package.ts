@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { formatZodIssues, SkillboxError } from "@skillbox/core";
 import type { z } from "zod";
@@ -42,10 +42,11 @@ export function displayPath(path: string): string {
   return fromCwd !== "" && !fromCwd.startsWith("..") ? fromCwd : path;
 }
 
+/** Reads and parses a manifest; undefined when there is none. (Synchronous: see hashPackageFiles.) */
 async function readJson(file: string): Promise<unknown | undefined> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = readFileSync(file, "utf8");
   } catch (error) {
     // ENOTDIR: the "package folder" is a stray file (a README beside the packages).
     const code = (error as NodeJS.ErrnoException).code;
