@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
-import { existsSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 import {
   type Interceptor,
   type Skill,
@@ -17,6 +17,7 @@ import { LOADER_MARK, toRegistration } from "./manifest/to-registration.js";
 import { checkSyntax } from "./module/check-syntax.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
 import { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
+import { snapshotPackage } from "./module/snapshot-package.js";
 import {
   describe,
   failure,
@@ -291,6 +292,11 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       (eager && runsOnHost) || descriptor.manifest.input === undefined
         ? await importSkillModule(descriptor.handlerPath)
         : undefined;
+    // Watched packages that run off the host are served from a snapshot of this version.
+    const loadPath =
+      !runsOnHost && this.isManaged(root)
+        ? join(snapshotPackage(root, codeHash), relative(realpathSync(root), descriptor.handlerPath))
+        : undefined;
     return {
       descriptor,
       registration: toRegistration(descriptor, {
@@ -298,6 +304,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
         defined: module?.defined,
         owner: this.owner,
         origin: this.originOf(descriptor.root),
+        ...(loadPath === undefined ? {} : { loadPath }),
       }),
       ...(module ? { handler: module.handler } : {}),
     };

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { type SkillWatcher, type WatchSkillsOptions, watchSkills } from "@skillbox/loader";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
@@ -192,5 +192,35 @@ describe("watchSkills with worker skills", () => {
     });
 
     expect(host.registry.getSkill("echo")?.contentHash).toBe(before?.contentHash);
+  });
+
+  // Regression: threads loaded the handler from the package folder, so any thread that had not
+  // cached the module (first use, a replaced thread) ran the broken edit.
+  it("keeps serving the last good version of a worker skill after a broken edit, from a snapshot", async () => {
+    tree.writeFolder("plugins/echo", { "skill.json": workerManifest(), "index.ts": workerHandler("good") });
+    const active = await startWatcher();
+
+    const error = nextEvent(active, "error", inFolder("echo"));
+    tree.write("plugins/echo/index.ts", "export default (input => {{{\n");
+    await error;
+
+    const execution = await host.executor.execute("echo", { msg: "hi" });
+    expect(execution.output).toMatchObject({ reply: "good", isMainThread: false });
+    expect(host.registry.getSkill("echo")?.metadata?.handlerPath).toContain(".skillbox-snapshots");
+  });
+
+  it("keeps at most two snapshots of a worker skill across reloads", async () => {
+    tree.writeFolder("plugins/echo", { "skill.json": workerManifest(), "index.ts": workerHandler("v0") });
+    const active = await startWatcher();
+    for (const version of ["v1", "v2", "v3"]) {
+      const reloaded = nextEvent(active, "reloaded", named("echo"));
+      tree.write("plugins/echo/index.ts", workerHandler(version));
+      await reloaded;
+    }
+    await active.idle();
+
+    expect((await host.executor.execute("echo", { msg: "hi" })).output).toMatchObject({ reply: "v3" });
+    const snapshots = readdirSync(tree.path("plugins/echo/node_modules/.skillbox-snapshots"));
+    expect(snapshots.length).toBeLessThanOrEqual(2);
   });
 });

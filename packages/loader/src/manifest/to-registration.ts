@@ -14,6 +14,8 @@ export interface RegistrationContext {
   owner: string;
   /** The watched folder (or `npm:<project>`) the package was found through. */
   origin: string;
+  /** Where the handler module is loaded from when that is not the package itself (a snapshot). */
+  loadPath?: string;
 }
 
 /**
@@ -45,7 +47,7 @@ export function toRegistration(descriptor: SkillPackage, context: RegistrationCo
       loader: LOADER_MARK,
       root: descriptor.root,
       origin: context.origin,
-      handlerPath: descriptor.handlerPath,
+      handlerPath: context.loadPath ?? descriptor.handlerPath,
       codeHash: context.codeHash,
       ...(manifest.examples ? { examples: manifest.examples } : {}),
     },

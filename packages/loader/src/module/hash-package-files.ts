@@ -28,6 +28,13 @@ function readContent(file: string): Buffer {
   }
 }
 
+/** The package's files (absolute paths, sorted; `node_modules` and dotfiles skipped). */
+export function listPackageFiles(root: string): string[] {
+  const files: string[] = [];
+  listFiles(root, files);
+  return files.sort();
+}
+
 /**
  * Hash of a package's files (names and contents; `node_modules` and dotfiles skipped). It goes
  * into the registry with the skill, so an edit to any file — the handler or a helper it imports —
@@ -38,9 +45,7 @@ function readContent(file: string): Buffer {
  * thousand packages hash several times faster without a thread-pool round trip per file.
  */
 export async function hashPackageFiles(root: string): Promise<string> {
-  const files: string[] = [];
-  listFiles(root, files);
-  files.sort();
+  const files = listPackageFiles(root);
   const hash = createHash("sha256");
   for (const file of files) {
     hash.update(relative(root, file)).update("\0");
