@@ -9,6 +9,7 @@ import {
   type InterceptorList,
   InterceptorUnwind,
 } from "../interceptors/interceptor-chain.js";
+import { isPromiseLike } from "../is-promise-like.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
 import { createInlineRuntime } from "../runtime/inline-runtime.js";
@@ -359,10 +360,12 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     let entered = interceptors;
     try {
       let output: unknown;
-      const before =
+      const running =
         interceptors.length === 0
           ? { entered: 0, shortCircuited: false, output: undefined }
-          : await this.interceptors.runBefore(interceptors, context);
+          : this.interceptors.runBefore(interceptors, context);
+      // No await for synchronous hooks: each await is a turn every execution pays.
+      const before = isPromiseLike(running) ? await running : running;
       entered = before.entered === interceptors.length ? interceptors : interceptors.slice(0, before.entered);
       if (before.shortCircuited) {
         output = before.output;
@@ -373,11 +376,12 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         output = await this.runAttempts(skill, context, options, startedAt, attempts);
       }
       if (entered.length > 0) {
-        output = await this.interceptors.runAfter(entered, context, {
+        const after = this.interceptors.runAfter(entered, context, {
           output,
           attempts: attempts.count,
           duration: performance.now() - startedAt,
         });
+        output = isPromiseLike(after) ? await after : after;
       }
       this.validator.validateOutput(skill, output);
       return { status: "success", output, error: null };

@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
+import { isPromiseLike } from "../is-promise-like.js";
 import type { Skill, SkillExecution } from "../types.js";
 import type {
   BeforeHookResult,
@@ -10,10 +11,6 @@ import type {
 } from "./define-interceptor.js";
 
 type HookName = "before" | "after" | "onError" | "audit";
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
-}
 
 /** The interceptors that apply to one skill, already in `before` order. */
 export type InterceptorList = readonly Interceptor[];
@@ -44,6 +41,22 @@ function compileMatch(match: InterceptorMatch | undefined): (skill: Skill) => bo
   return (skill) =>
     (names === undefined || names(skill.name)) &&
     (tags === undefined || tags.some((tag) => skill.tags.includes(tag)));
+}
+
+/** What a `before` hook's result means: an early answer, or (after rewriting the input) nothing. */
+function applyBefore(
+  result: BeforeHookResult,
+  context: InterceptorContext,
+  index: number,
+): BeforeOutcome | undefined {
+  if (result === undefined || result === null) return undefined;
+  if ("output" in result) return { entered: index + 1, shortCircuited: true, output: result.output };
+  if ("input" in result) context.input = result.input;
+  return undefined;
+}
+
+function applyAfter(replaced: undefined | { output: unknown }, result: InterceptorResult): void {
+  if (replaced !== undefined && replaced !== null && "output" in replaced) result.output = replaced.output;
 }
 
 /** Wraps an unexpected throw so the execution fails with a message naming the interceptor. */
@@ -117,46 +130,70 @@ export class InterceptorChain {
   /**
    * Runs `before` hooks. Returns how many layers were entered (so the way out unwinds only
    * through those) and, when one answered instead of the handler, its output. A hook that
-   * throws rejects with `{ entered }` attached, for the same reason.
+   * throws fails with an `InterceptorUnwind` carrying `entered`, for the same reason.
+   *
+   * Synchronous until a hook returns a promise: most hooks are synchronous, and every promise
+   * and `await` on this path is paid by every execution.
    */
-  async runBefore(list: InterceptorList, context: InterceptorContext): Promise<BeforeOutcome> {
-    for (let index = 0; index < list.length; index++) {
+  runBefore(
+    list: InterceptorList,
+    context: InterceptorContext,
+    start = 0,
+  ): BeforeOutcome | Promise<BeforeOutcome> {
+    for (let index = start; index < list.length; index++) {
       const interceptor = list[index]!;
       if (interceptor.before === undefined) continue;
-      let result: BeforeHookResult;
+      let returned: BeforeHookResult | Promise<BeforeHookResult>;
       try {
-        // Await only real promises: most hooks are synchronous, and each await costs a turn.
-        const returned = interceptor.before(context);
-        result = isPromiseLike(returned) ? await this.bounded(returned, interceptor, "before") : returned;
+        returned = interceptor.before(context);
       } catch (error) {
         throw new InterceptorUnwind(interceptorFailure(interceptor, "before", error), index + 1);
       }
-      if (result === undefined || result === null) continue;
-      if ("output" in result) return { entered: index + 1, shortCircuited: true, output: result.output };
-      if ("input" in result) context.input = result.input;
+      if (isPromiseLike(returned)) {
+        return this.bounded(returned, interceptor, "before").then(
+          (result) => applyBefore(result, context, index) ?? this.runBefore(list, context, index + 1),
+          (error: unknown) => {
+            throw new InterceptorUnwind(interceptorFailure(interceptor, "before", error), index + 1);
+          },
+        );
+      }
+      const outcome = applyBefore(returned, context, index);
+      if (outcome !== undefined) return outcome;
     }
     return { entered: list.length, shortCircuited: false };
   }
 
-  /** Runs `after` hooks in reverse order, threading the output through them. */
-  async runAfter(
+  /**
+   * Runs `after` hooks in reverse order, threading the output through them. Synchronous until a
+   * hook returns a promise, like {@link runBefore}.
+   */
+  runAfter(
     list: InterceptorList,
     context: InterceptorContext,
     result: InterceptorResult,
-  ): Promise<unknown> {
-    for (let index = list.length - 1; index >= 0; index--) {
+    start = list.length - 1,
+  ): unknown | Promise<unknown> {
+    for (let index = start; index >= 0; index--) {
       const interceptor = list[index]!;
       if (interceptor.after === undefined) continue;
+      let returned: ReturnType<NonNullable<Interceptor["after"]>>;
       try {
-        const returned = interceptor.after(context, result);
-        const replaced = isPromiseLike(returned)
-          ? await this.bounded(returned, interceptor, "after")
-          : returned;
-        if (replaced !== undefined && replaced !== null && "output" in replaced)
-          result.output = replaced.output;
+        returned = interceptor.after(context, result);
       } catch (error) {
         throw interceptorFailure(interceptor, "after", error);
       }
+      if (isPromiseLike(returned)) {
+        return this.bounded(returned, interceptor, "after").then(
+          (replaced) => {
+            applyAfter(replaced, result);
+            return this.runAfter(list, context, result, index - 1);
+          },
+          (error: unknown) => {
+            throw interceptorFailure(interceptor, "after", error);
+          },
+        );
+      }
+      applyAfter(returned, result);
     }
     return result.output;
   }
