@@ -83,6 +83,17 @@ function parse<Schema extends z.ZodType>(
   throw new SkillboxError("MANIFEST_INVALID", message, { data: { file, issues: parsed.error.issues } });
 }
 
+/** The parts every descriptor shares, with the handler path proven to stay inside the package. */
+function located<Manifest extends { handler: string }>(
+  root: string,
+  manifestFile: string,
+  manifest: Manifest,
+  handlerField: string,
+): { root: string; manifestFile: string; manifest: Manifest; handlerPath: string } {
+  const handlerPath = resolveInsidePackage(root, manifest.handler, displayPath(manifestFile), handlerField);
+  return { root, manifestFile, manifest, handlerPath };
+}
+
 /**
  * Reads the package in `root`: `skill.json`, `interceptor.json`, or a package.json with a
  * `"skillbox"` field (name, version and description then come from package.json). Returns
@@ -102,23 +113,11 @@ export async function readPackage(root: string): Promise<PackageDescriptor | und
   }
   if (skillJson !== undefined) {
     const manifest = parse(skillManifestSchema, skillJson, skillFile);
-    return {
-      kind: "skill",
-      root,
-      manifestFile: skillFile,
-      manifest,
-      handlerPath: resolveInsidePackage(root, manifest.handler, displayPath(skillFile), "handler"),
-    };
+    return { kind: "skill", ...located(root, skillFile, manifest, "handler") };
   }
   if (interceptorJson !== undefined) {
     const manifest = parse(interceptorManifestSchema, interceptorJson, interceptorFile);
-    return {
-      kind: "interceptor",
-      root,
-      manifestFile: interceptorFile,
-      manifest,
-      handlerPath: resolveInsidePackage(root, manifest.handler, displayPath(interceptorFile), "handler"),
-    };
+    return { kind: "interceptor", ...located(root, interceptorFile, manifest, "handler") };
   }
   return readPackageJson(root);
 }
@@ -133,13 +132,7 @@ async function readPackageJson(root: string): Promise<PackageDescriptor | undefi
   if (field?.kind === "interceptor") {
     const { kind: _kind, ...rest } = parse(packageInterceptorFieldSchema, field, file, "skillbox.");
     const manifest = parse(interceptorManifestSchema, { ...rest, ...identity }, file);
-    return {
-      kind: "interceptor",
-      root,
-      manifestFile: file,
-      manifest,
-      handlerPath: resolveInsidePackage(root, manifest.handler, displayPath(file), "skillbox.handler"),
-    };
+    return { kind: "interceptor", ...located(root, file, manifest, "skillbox.handler") };
   }
   const { kind: _kind, ...rest } = parse(packageSkillFieldSchema, field, file, "skillbox.");
   const manifest = parse(
@@ -147,11 +140,5 @@ async function readPackageJson(root: string): Promise<PackageDescriptor | undefi
     { ...rest, ...identity, description: identity.description ?? rest.description },
     file,
   );
-  return {
-    kind: "skill",
-    root,
-    manifestFile: file,
-    manifest,
-    handlerPath: resolveInsidePackage(root, manifest.handler, displayPath(file), "skillbox.handler"),
-  };
+  return { kind: "skill", ...located(root, file, manifest, "skillbox.handler") };
 }
