@@ -248,9 +248,16 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     this.removeResolver();
   }
 
-  /** True when `root` belongs to one of the watched folders. */
-  isManaged(root: string): boolean {
-    return this.dirs.some((directory) => root.startsWith(directory + sep));
+  /**
+   * The watched folder that contains `path` — the longest one, so `plugins` never claims
+   * `plugins-extra/…` — or undefined when none does.
+   */
+  watchedFolderOf(path: string): string | undefined {
+    let found: string | undefined;
+    for (const directory of this.dirs) {
+      if (path.startsWith(directory + sep) && directory.length > (found?.length ?? -1)) found = directory;
+    }
+    return found;
   }
 
   private async discover(): Promise<string[]> {
@@ -265,8 +272,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
    * each skill, so that a later load removes only what this configuration would have found.
    */
   private originOf(root: string): string {
-    const directory = this.dirs.find((candidate) => root.startsWith(candidate + sep));
-    return directory ?? (this.npmRoots.has(root) ? `npm:${this.projectRoot}` : root);
+    return this.watchedFolderOf(root) ?? (this.npmRoots.has(root) ? `npm:${this.projectRoot}` : root);
   }
 
   /** The origins this loader is responsible for. */
@@ -294,7 +300,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
         : undefined;
     // Watched packages that run off the host are served from a snapshot of this version.
     const loadPath =
-      !runsOnHost && this.isManaged(root)
+      !runsOnHost && this.watchedFolderOf(root) !== undefined
         ? join(snapshotPackage(root, codeHash), relative(realpathSync(root), descriptor.handlerPath))
         : undefined;
     return {

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { basename, sep } from "node:path";
+import { basename } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import { packageRootOf } from "./discovery/discover-package-roots.js";
 import type { LoadReport, SkillLoaderEvents } from "./loader-types.js";
@@ -89,10 +89,7 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
 
   const schedule = (path: string): void => {
     if (closed) return;
-    // The longest watched folder that contains the path (`plugins` must not claim `plugins-extra`).
-    const directory = loader.dirs
-      .filter((candidate) => path.startsWith(candidate + sep))
-      .sort((a, b) => b.length - a.length)[0];
+    const directory = loader.watchedFolderOf(path);
     const root = directory === undefined ? undefined : packageRootOf(directory, path);
     if (root === undefined || basename(root).startsWith(".")) return;
     clearTimeout(timers.get(root));

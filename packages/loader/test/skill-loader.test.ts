@@ -460,11 +460,11 @@ describe("SkillLoader", () => {
       ).toEqual(["interceptor:stamp", "skill:echo"]);
     });
 
-    it("knows which package folders it manages", () => {
+    it("knows which watched folder holds a package folder", () => {
       const loader = createLoader();
-      expect(loader.isManaged(tree.path("plugins/echo"))).toBe(true);
-      expect(loader.isManaged(tree.path("plugins-other/echo"))).toBe(false);
-      expect(loader.isManaged(tree.path("elsewhere/echo"))).toBe(false);
+      expect(loader.watchedFolderOf(tree.path("plugins/echo"))).toBe(tree.path("plugins"));
+      expect(loader.watchedFolderOf(tree.path("plugins-other/echo"))).toBeUndefined();
+      expect(loader.watchedFolderOf(tree.path("elsewhere/echo"))).toBeUndefined();
     });
   });
 });
