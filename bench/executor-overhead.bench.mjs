@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createSkillHost, defineInterceptor, openDatabase } from "@skillbox/core";
-import { v7 as timeOrderedUuid } from "uuid";
+import { createSkillHost, defineInterceptor } from "@skillbox/core";
 import { compareRates, concurrentRate, formatRate, sequentialRate } from "./lib/measure.mjs";
+import { createRawAuditFloor } from "./lib/raw-audit-floor.mjs";
 
 const SEQUENTIAL_COUNT = Number(process.env.BENCH_SEQUENTIAL ?? 5_000);
 const CONCURRENT_COUNT = Number(process.env.BENCH_CONCURRENT ?? 50_000);
@@ -31,43 +31,20 @@ try {
   const input = { value: 1 };
   const execute = () => host.executor.execute("noop", input);
 
-  const raw = openDatabase({ path: join(directory, "raw.db") });
-  const runner = raw
-    .prepare(
-      "INSERT INTO skillbox_runners (runner_id, pid, host, started_at) VALUES ('bench', ?, 'bench', ?)",
-    )
-    .run(process.pid, Date.now()).lastInsertRowid;
-  const insert = raw.prepare(
-    `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
-       parent_execution_id, idempotency_key, input, status, attempts, created_at, runner)
-     VALUES (?, 'skill', 'noop', '1.0.0', 'public', NULL, NULL, NULL, ?, 'running', 0, ?, ?)`,
-  );
-  const update = raw.prepare(
-    `UPDATE skill_executions SET status = 'success', output = ?, attempts = 1, duration_ms = 0, finished_at = ?
-     WHERE id = ?`,
-  );
-  // The floor uses the same time-ordered ids as the executor, so both write the same b-trees.
+  const floor = createRawAuditFloor(join(directory, "raw.db"));
   const rawAuditRow = async () => {
-    const id = timeOrderedUuid();
-    insert.run(id, JSON.stringify(input), Date.now(), runner);
+    const rowid = floor.start(JSON.stringify(input));
     await handler(input);
-    update.run(JSON.stringify(input), Date.now(), id);
+    floor.finish(rowid, JSON.stringify(input));
   };
   // The same rows group-committed 64 at a time, as the executor does under concurrency:
   // the floor for durable audit rows at concurrency 64.
-  const insertBatch = raw.transaction((ids) => {
-    for (const id of ids) insert.run(id, JSON.stringify(input), Date.now(), runner);
-  });
-  const finishBatch = raw.transaction((ids) => {
-    for (const id of ids) update.run(JSON.stringify(input), Date.now(), id);
-  });
   const rawBatchedFloor = async () => {
     const started = performance.now();
     for (let done = 0; done < CONCURRENT_COUNT; done += 64) {
-      const ids = Array.from({ length: 64 }, () => timeOrderedUuid());
-      insertBatch.immediate(ids);
-      await Promise.all(ids.map(() => handler(input)));
-      finishBatch.immediate(ids);
+      const rowids = floor.startBatch(Array.from({ length: 64 }, () => JSON.stringify(input)));
+      await Promise.all(rowids.map(() => handler(input)));
+      floor.finishBatch(rowids, JSON.stringify(input));
     }
     return CONCURRENT_COUNT / ((performance.now() - started) / 1000);
   };
@@ -88,7 +65,7 @@ try {
     ROUNDS,
   );
   await host.close();
-  raw.close();
+  floor.close();
 
   const sequentialRatio = rates.rawSqliteFloor / rates.skillboxSequential;
   console.log("executor overhead (no-op inline skill, 3 no-op interceptors, audit trail on)");

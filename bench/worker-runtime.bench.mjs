@@ -9,10 +9,10 @@ import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import { createSkillHost, createWorkerRuntime, defineInterceptor, openDatabase } from "@skillbox/core";
+import { createSkillHost, createWorkerRuntime, defineInterceptor } from "@skillbox/core";
 import { Tinypool } from "tinypool";
-import { v7 as timeOrderedUuid } from "uuid";
 import { concurrentRate, formatRate, median, percentile } from "./lib/measure.mjs";
+import { createRawAuditFloor } from "./lib/raw-audit-floor.mjs";
 
 const LATENCY_CALLS = Number(process.env.BENCH_LATENCY_CALLS ?? 2_000);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 10_000);
@@ -66,26 +66,12 @@ try {
   };
   const raw = () => pool.run(input);
 
-  const floorDatabase = openDatabase({ path: join(directory, "floor.db") });
-  cleanups.push(() => floorDatabase.close());
-  const runner = floorDatabase
-    .prepare(
-      "INSERT INTO skillbox_runners (runner_id, pid, host, started_at) VALUES ('bench', ?, 'bench', ?)",
-    )
-    .run(process.pid, Date.now()).lastInsertRowid;
-  const insert = floorDatabase.prepare(
-    `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
-       parent_execution_id, idempotency_key, input, status, attempts, created_at, runner)
-     VALUES (?, 'skill', 'noop', '1.0.0', 'public', NULL, NULL, NULL, ?, 'running', 0, ?, ?)`,
-  );
-  const update = floorDatabase.prepare(
-    `UPDATE skill_executions SET status = 'success', output = ?, attempts = 1, duration_ms = 0, finished_at = ?
-     WHERE rowid = ?`,
-  );
+  const floor = createRawAuditFloor(join(directory, "floor.db"));
+  cleanups.push(() => floor.close());
   const rawAudited = async () => {
-    const rowid = insert.run(timeOrderedUuid(), JSON.stringify(input), Date.now(), runner).lastInsertRowid;
+    const rowid = floor.start(JSON.stringify(input));
     const output = await pool.run(input);
-    update.run(JSON.stringify(output), Date.now(), rowid);
+    floor.finish(rowid, JSON.stringify(output));
   };
 
   // Warm-up: start both threads of each pool, load the handler in each, warm the JIT.
