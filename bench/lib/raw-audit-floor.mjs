@@ -31,7 +31,11 @@ export function createRawAuditFloor(path) {
     /** Both in batches, one immediate transaction each, as the group commit does. */
     startBatch: (inputJsons) => database.transaction(() => inputJsons.map(start)).immediate(),
     finishBatch: (rowids, outputJson) =>
-      database.transaction(() => rowids.forEach((rowid) => finish(rowid, outputJson))).immediate(),
+      database
+        .transaction(() => {
+          for (const rowid of rowids) finish(rowid, outputJson);
+        })
+        .immediate(),
     close: () => database.close(),
   };
 }

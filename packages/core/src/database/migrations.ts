@@ -18,7 +18,7 @@ const revisionTrigger = (event: "INSERT" | "UPDATE" | "DELETE") => `
  * `skills_revision` is bumped by triggers on every write to `skills`, so any process can
  * tell cheaply whether its registry cache is stale.
  */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: "skills, skill_executions and the registry revision counter",

@@ -65,7 +65,7 @@ function rowToSkill(row: SkillRow): Skill {
 }
 
 /** Stable hash of a definition, so re-registering an unchanged skill writes nothing. */
-export function hashSkillDefinition(definition: SkillDefinition): string {
+function hashSkillDefinition(definition: SkillDefinition): string {
   const canonical = JSON.stringify(definition, (_key, value: unknown) =>
     value && typeof value === "object" && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))

@@ -61,7 +61,7 @@ export async function importInterceptorModule(descriptor: InterceptorPackage): P
 }
 
 /** Imports a module afresh; a load failure becomes `HANDLER_INVALID` naming the file. */
-export async function importHandlerModule(path: string): Promise<unknown> {
+async function importHandlerModule(path: string): Promise<unknown> {
   try {
     return await importFresh(path);
   } catch (error) {
