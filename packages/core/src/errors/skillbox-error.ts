@@ -19,6 +19,8 @@
  * - `UNDECLARED_DEPENDENCY` – `ctx.call` reached a skill (or version) its caller's `requires` does not declare.
  * - `IDEMPOTENCY_CONFLICT` – an idempotency key was reused for a different skill.
  * - `OUT_OF_MEMORY`, `BUSY`, `RATE_LIMITED`, `SANDBOX_FAILED` – used by runtimes and built-ins.
+ * - `SANDBOX_UNAVAILABLE` – no container engine or sandbox tool is installed (or the one asked for is missing).
+ * - `SANDBOX_CONFIG_INVALID` – a sandbox configuration field is malformed or cannot be enforced by the provider.
  * - `DATABASE_ERROR` – the SQLite store failed.
  */
 export type SkillboxErrorCode =
@@ -44,6 +46,8 @@ export type SkillboxErrorCode =
   | "BUSY"
   | "RATE_LIMITED"
   | "SANDBOX_FAILED"
+  | "SANDBOX_UNAVAILABLE"
+  | "SANDBOX_CONFIG_INVALID"
   | "DATABASE_ERROR";
 
 /** Options for {@link SkillboxError}. */
@@ -73,6 +77,8 @@ const NEVER_RETRIED: ReadonlySet<string> = new Set([
   "CALL_DEPTH_EXCEEDED",
   "UNDECLARED_DEPENDENCY",
   "IDEMPOTENCY_CONFLICT",
+  "SANDBOX_UNAVAILABLE",
+  "SANDBOX_CONFIG_INVALID",
 ]);
 
 /**

@@ -1,0 +1,129 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const CGROUP_ROOT = "/sys/fs/cgroup";
+const CPU_PERIOD_US = 100_000;
+
+/** Limits a cgroup enforces for a sandbox that has no container engine (bwrap). */
+export interface CgroupLimits {
+  memoryMb: number | undefined;
+  pidsLimit: number;
+  cpus: number | undefined;
+}
+
+/** One sandbox's cgroup: where to put its first process, and what the kernel reported. */
+export interface SandboxCgroup {
+  /** The `cgroup.procs` files a process must be written to (one per v1 hierarchy, one on v2). */
+  procsFiles: string[];
+  /** Whether the kernel's OOM killer ended a process of this cgroup. */
+  wasOomKilled(): boolean;
+  /** Kills what is left and removes the cgroup folders. */
+  remove(): void;
+}
+
+function writeIfPresent(folder: string, file: string, value: string): void {
+  const path = join(folder, file);
+  if (existsSync(path)) writeFileSync(path, value);
+}
+
+function readCounter(path: string, key: string): number {
+  try {
+    const line = readFileSync(path, "utf8")
+      .split("\n")
+      .find((entry) => entry.startsWith(`${key} `));
+    return line === undefined ? 0 : Number(line.split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
+function killAndRemove(folders: string[]): void {
+  for (const folder of folders) {
+    try {
+      for (const pid of readFileSync(join(folder, "cgroup.procs"), "utf8").split("\n").filter(Boolean)) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+      rmdirSync(folder);
+    } catch {
+      // A process may still be exiting; the folder is empty and harmless if it stays.
+    }
+  }
+}
+
+function createUnified(id: string, limits: CgroupLimits): SandboxCgroup {
+  const parent = join(CGROUP_ROOT, "skillbox");
+  mkdirSync(parent, { recursive: true });
+  // Controllers must be enabled for the children of every level down to our own.
+  for (const level of [CGROUP_ROOT, parent]) {
+    writeIfPresent(level, "cgroup.subtree_control", "+memory +pids +cpu");
+  }
+  const folder = join(parent, id);
+  mkdirSync(folder);
+  writeIfPresent(folder, "pids.max", String(limits.pidsLimit));
+  if (limits.memoryMb !== undefined) {
+    writeIfPresent(folder, "memory.max", String(limits.memoryMb * 1024 * 1024));
+    writeIfPresent(folder, "memory.swap.max", "0");
+  }
+  if (limits.cpus !== undefined) {
+    writeIfPresent(folder, "cpu.max", `${Math.round(limits.cpus * CPU_PERIOD_US)} ${CPU_PERIOD_US}`);
+  }
+  return {
+    procsFiles: [join(folder, "cgroup.procs")],
+    wasOomKilled: () => readCounter(join(folder, "memory.events"), "oom_kill") > 0,
+    remove: () => killAndRemove([folder]),
+  };
+}
+
+function createLegacy(id: string, limits: CgroupLimits): SandboxCgroup {
+  const folders: string[] = [];
+  const hierarchy = (controller: string) => {
+    const folder = join(CGROUP_ROOT, controller, "skillbox", id);
+    mkdirSync(folder, { recursive: true });
+    folders.push(folder);
+    return folder;
+  };
+  writeFileSync(join(hierarchy("pids"), "pids.max"), String(limits.pidsLimit));
+  let memoryFolder: string | undefined;
+  if (limits.memoryMb !== undefined) {
+    memoryFolder = hierarchy("memory");
+    const bytes = String(limits.memoryMb * 1024 * 1024);
+    writeFileSync(join(memoryFolder, "memory.limit_in_bytes"), bytes);
+    // memory+swap equal to memory: no swap (present only with swap accounting on).
+    writeIfPresent(memoryFolder, "memory.memsw.limit_in_bytes", bytes);
+  }
+  if (limits.cpus !== undefined) {
+    const cpuFolder = hierarchy("cpu");
+    writeFileSync(join(cpuFolder, "cpu.cfs_period_us"), String(CPU_PERIOD_US));
+    writeFileSync(join(cpuFolder, "cpu.cfs_quota_us"), String(Math.round(limits.cpus * CPU_PERIOD_US)));
+  }
+  return {
+    procsFiles: folders.map((folder) => join(folder, "cgroup.procs")),
+    wasOomKilled: () =>
+      memoryFolder !== undefined && readCounter(join(memoryFolder, "memory.oom_control"), "oom_kill") > 0,
+    remove: () => killAndRemove(folders),
+  };
+}
+
+/**
+ * Creates a cgroup for one sandbox (cgroup v2, or the v1 memory/pids/cpu hierarchies). Returns
+ * `undefined` when this process may not create cgroups (not root, nothing delegated).
+ */
+export function createSandboxCgroup(id: string, limits: CgroupLimits): SandboxCgroup | undefined {
+  try {
+    if (existsSync(join(CGROUP_ROOT, "cgroup.controllers"))) return createUnified(id, limits);
+    if (existsSync(join(CGROUP_ROOT, "pids"))) return createLegacy(id, limits);
+    return undefined;
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code === "EACCES" ||
+      (error as NodeJS.ErrnoException).code === "EROFS"
+    ) {
+      return undefined;
+    }
+    throw error;
+  }
+}
