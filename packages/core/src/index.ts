@@ -53,7 +53,9 @@ export {
   SkillRegistry,
   type SkillRegistryOptions,
 } from "./registry/skill-registry.js";
+export { handlerModulePath } from "./runtime/handler-module-path.js";
 export { createInlineRuntime } from "./runtime/inline-runtime.js";
+export { reviveError, type SerializedError } from "./runtime/revive-error.js";
 export type { RuntimeRequest, SkillRuntime } from "./runtime/skill-runtime.js";
 export { createWorkerRuntime, type WorkerRuntimeOptions } from "./runtime/worker-runtime.js";
 export {

@@ -1,7 +1,7 @@
 // Runs inside a tinypool worker thread: loads a skill's handler module with jiti (TypeScript or
 // JavaScript, ESM or CJS) and runs one task. Plain JavaScript, so it runs the same from the
 // TypeScript sources (tests) and from the published package.
-import { createJiti } from "jiti";
+import { createLogger, importHandler, serializeError } from "./handler-module.mjs";
 
 /** Handler modules by path, with the code hash they were loaded at (a new hash reloads). */
 const modules = new Map();
@@ -9,75 +9,9 @@ const modules = new Map();
 async function loadHandler(modulePath, codeHash) {
   const cached = modules.get(modulePath);
   if (cached !== undefined && cached.codeHash === codeHash) return cached.handler;
-  // No module cache: after a hot reload the new code runs, imports included, and the old
-  // module can be collected once nothing refers to it.
-  const jiti = createJiti(modulePath, {
-    moduleCache: false,
-    fsCache: false,
-    tryNative: false,
-    interopDefault: true,
-  });
-  let namespace;
-  try {
-    namespace = await jiti.import(modulePath);
-  } catch (error) {
-    // A module that cannot load will not load on a retry either.
-    throw Object.assign(new Error(`${modulePath}: failed to load: ${error?.message ?? error}`), {
-      name: "SkillboxError",
-      code: "HANDLER_INVALID",
-      retryable: false,
-    });
-  }
-  const exported =
-    namespace !== null && typeof namespace === "object" && "default" in namespace
-      ? namespace.default
-      : namespace;
-  const handler =
-    typeof exported === "function"
-      ? exported
-      : exported !== null && typeof exported === "object" && typeof exported.handler === "function"
-        ? exported.handler
-        : undefined;
-  if (handler === undefined) {
-    throw Object.assign(
-      new Error(`${modulePath}: the default export must be a handler function or defineSkill({...})`),
-      {
-        name: "SkillboxError",
-        code: "HANDLER_INVALID",
-      },
-    );
-  }
+  const handler = await importHandler(modulePath);
   modules.set(modulePath, { codeHash, handler });
   return handler;
-}
-
-/** Errors cross the thread boundary as plain data: structured clone would drop `code` and `data`. */
-function serializeError(error) {
-  if (error instanceof Error) {
-    let data;
-    try {
-      data = error.data === undefined ? undefined : structuredClone(error.data);
-    } catch {
-      data = undefined;
-    }
-    return {
-      name: error.name,
-      code: error.code,
-      message: error.message,
-      stack: error.stack,
-      data,
-      retryable: error.retryable,
-    };
-  }
-  return { name: "Error", message: String(error) };
-}
-
-function createLogger(fields) {
-  const write = (level) => (message, extra) =>
-    process.stderr.write(
-      `${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields, ...extra })}\n`,
-    );
-  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
 /** A `ctx.call` that asks the main thread to run the nested execution. */

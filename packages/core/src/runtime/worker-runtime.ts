@@ -1,10 +1,10 @@
 import { availableParallelism } from "node:os";
-import { isAbsolute } from "node:path";
-import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Tinypool } from "tinypool";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import type { Skill, SkillContext } from "../types.js";
+import { handlerModulePath } from "./handler-module-path.js";
+import { reviveError, type SerializedError } from "./revive-error.js";
 import type { RuntimeRequest, SkillRuntime } from "./skill-runtime.js";
 
 /** Options of {@link createWorkerRuntime}. */
@@ -24,44 +24,11 @@ export interface WorkerRuntimeOptions {
 interface WorkerResult {
   ok: boolean;
   output?: unknown;
-  error?: {
-    name?: string;
-    code?: string;
-    message: string;
-    stack?: string;
-    data?: unknown;
-    retryable?: boolean;
-  };
+  error?: SerializedError;
 }
 
 /** Where the worker entry lives: `worker/` beside `src/` and `dist/`, so both resolve it. */
 const WORKER_ENTRY = new URL("../../worker/skill-worker.mjs", import.meta.url);
-
-/** The module a worker loads for `skill`: the loader's handler path, or a file reference. */
-function modulePathOf(skill: Skill): string {
-  const fromLoader = (skill.metadata as { handlerPath?: unknown } | undefined)?.handlerPath;
-  if (typeof fromLoader === "string") return fromLoader;
-  if (skill.handler.startsWith("file:")) return fileURLToPath(skill.handler);
-  if (isAbsolute(skill.handler)) return skill.handler;
-  throw new SkillboxError(
-    "HANDLER_NOT_FOUND",
-    `${skill.name}@${skill.version} runs in a worker thread, which loads its handler from a module: load it from a ` +
-      `skill package, or register it with an absolute path or file: URL as \`handler\` (got "${skill.handler}")`,
-  );
-}
-
-/** Rebuilds a worker-side error on this thread, keeping code, message, data and the worker's stack. */
-function reviveError(error: NonNullable<WorkerResult["error"]>): Error {
-  const revived =
-    error.code !== undefined && error.name === "SkillboxError"
-      ? new SkillboxError(error.code, error.message, {
-          data: error.data,
-          ...(error.retryable === undefined ? {} : { retryable: error.retryable }),
-        })
-      : Object.assign(new Error(error.message), { name: error.name ?? "Error", code: error.code });
-  if (error.stack !== undefined) revived.stack = error.stack;
-  return revived;
-}
 
 /** Answers a worker's `ctx.call` requests with nested executions on this thread. */
 function serveCalls(port: MessagePort, context: SkillContext): void {
@@ -192,7 +159,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
   const runTask = async (request: RuntimeRequest): Promise<unknown> => {
     const { skill, context } = request;
     const label = `${skill.name}@${skill.version}`;
-    const modulePath = modulePathOf(skill);
+    const modulePath = handlerModulePath(skill, "a worker thread");
     // Only skills that declare what they call get a channel back to this thread: it costs a
     // MessageChannel per task.
     const channel = skill.requires === undefined ? undefined : new MessageChannel();

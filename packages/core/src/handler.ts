@@ -1,0 +1,22 @@
+/**
+ * `@skillbox/core/handler`: what a handler module imports from `@skillbox/core`, without the
+ * registry, SQLite or worker threads, so it loads anywhere (container sandboxes alias
+ * `@skillbox/core` to this entry). Its only dependency is zod.
+ */
+export {
+  type DefinedSkill,
+  defineSkill,
+  isDefinedSkill,
+  type SchemaInput,
+  type SkillCodeFields,
+  type SkillDefinitionOptions,
+} from "./define-skill.js";
+export {
+  deny,
+  isSkillboxError,
+  SkillboxError,
+  type SkillboxErrorCode,
+  type SkillboxErrorOptions,
+} from "./errors/skillbox-error.js";
+export { defineInterceptor } from "./interceptors/define-interceptor.js";
+export type { SkillContext, SkillHandler, SkillLogger } from "./types.js";
