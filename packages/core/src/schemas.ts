@@ -30,6 +30,7 @@ export const sandboxSettingsSchema = z
     cpus: z.number().positive().optional(),
     pidsLimit: z.number().int().positive().optional(),
     network: z.boolean().optional(),
+    warmPool: z.number().int().min(0).max(64).optional(),
   })
   .loose();
 

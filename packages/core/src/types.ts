@@ -27,12 +27,17 @@ export interface RetryPolicy {
 
 /** Container sandbox settings of a skill (used by the container runtime). */
 export interface SkillSandboxSettings {
+  /** The image to run; handler skills without one use the runtime's default image. */
   image?: string;
+  /** The command (input JSON on stdin, output JSON on stdout); omit it to run the skill's own handler. */
   command?: string[];
   memoryMb?: number;
   cpus?: number;
   pidsLimit?: number;
+  /** Network access (default off). */
   network?: boolean;
+  /** Sandboxes started ahead of time for this skill version, each taking one job (default 0). */
+  warmPool?: number;
   [key: string]: unknown;
 }
 

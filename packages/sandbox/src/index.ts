@@ -1,3 +1,9 @@
+export {
+  type ContainerRuntime,
+  type ContainerRuntimeOptions,
+  createContainerRuntime,
+  DEFAULT_SANDBOX_IMAGE,
+} from "./container-runtime.js";
 export { sandboxRunner } from "./default-sandbox-runner.js";
 export { OutputCapture } from "./output-capture.js";
 export { appleContainerRunArgs, createAppleContainerProvider } from "./providers/apple-container-provider.js";
@@ -33,3 +39,4 @@ export type {
   SpawnPlan,
 } from "./sandbox-types.js";
 export { StartedSandbox } from "./started-sandbox.js";
+export { WarmPool } from "./warm-pool.js";

@@ -68,13 +68,14 @@ export class SandboxRunner {
     config: SandboxConfig = {},
   ): Promise<SandboxResult> {
     const sandbox = await this.start(image, command, env, config);
-    sandbox.send(config.stdin);
+    sandbox.send(config.stdin, config.signal);
     return sandbox.result;
   }
 
   /**
    * Starts a sandbox whose stdin stays open until `send()` delivers the job; the time limit
-   * starts then. Warm pools use this to pay the start-up cost ahead of time.
+   * starts then, and `config.stdin` and `config.signal` are ignored (give them to `send()`).
+   * Warm pools use this to pay the start-up cost ahead of time.
    */
   async start(
     image: string,
@@ -92,7 +93,7 @@ export class SandboxRunner {
     };
     const provider = await this.getProvider();
     await provider.prepare?.(spec);
-    const sandbox = new StartedSandbox(provider, spec, config.signal);
+    const sandbox = new StartedSandbox(provider, spec);
     this.track(sandbox);
     return sandbox;
   }

@@ -88,6 +88,8 @@ export interface SpawnPlan {
   args: string[];
   /** The spawned process's complete environment (the host's is not inherited). */
   env: Record<string, string>;
+  /** Written to the process's file descriptor 3, then closed (bwrap reads the sandbox's environment there). */
+  descriptor3?: string;
 }
 
 /**

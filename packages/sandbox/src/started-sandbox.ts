@@ -6,14 +6,17 @@ import type { SandboxProvider, SandboxResult, SandboxSpec } from "./sandbox-type
 const SIGKILL_EXIT_CODE = 137;
 const SPAWN_OPTIONS = {
   extendEnv: false,
-  stdin: "pipe",
-  stdout: "pipe",
-  stderr: "pipe",
+  stdio: ["pipe", "pipe", "pipe"],
   buffer: false,
   reject: false,
   windowsHide: true,
+  // The runner kills its sandboxes itself on shutdown; execa's own exit hook would also count
+  // as a SIGTERM listener and stop the runner from re-raising the signal.
+  cleanup: false,
 } as const satisfies Options;
 
+/** Pause between removal attempts while an engine is still creating a killed container. */
+const REMOVE_RETRY_MS = 200;
 /** How long a killed engine client may take to exit before it is killed too. */
 const CLIENT_EXIT_GRACE_MS = 5_000;
 
@@ -29,7 +32,13 @@ export class StartedSandbox {
   private readonly subprocess: ResultPromise<typeof SPAWN_OPTIONS>;
   private readonly stdout: OutputCapture;
   private readonly stderr: OutputCapture;
-  private readonly stdoutListeners: Array<(chunk: Buffer) => void> = [];
+  /** Complete stdout lines not yet read, and the readers waiting for one. */
+  private readonly lines: string[] = [];
+  private partialLine = "";
+  private queuedLineBytes = 0;
+  /** Lines are split only once someone reads them; `run()` never does. */
+  private linesWanted = false;
+  private readonly lineWaiters: Array<(line: string | undefined) => void> = [];
   private killRequested: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sentAt: number | undefined;
@@ -38,18 +47,23 @@ export class StartedSandbox {
   constructor(
     private readonly provider: SandboxProvider,
     private readonly spec: SandboxSpec,
-    private readonly signal?: AbortSignal,
   ) {
     this.id = spec.id;
     this.stdout = new OutputCapture(spec.config.maxOutputBytes);
     this.stderr = new OutputCapture(spec.config.maxOutputBytes);
     const plan = provider.plan(spec);
-    this.subprocess = execa(plan.file, plan.args, { ...SPAWN_OPTIONS, env: plan.env });
+    const withDescriptor3 = { ...SPAWN_OPTIONS, stdio: ["pipe", "pipe", "pipe", "pipe"] } as const;
+    this.subprocess = execa(plan.file, plan.args, {
+      ...(plan.descriptor3 === undefined ? SPAWN_OPTIONS : withDescriptor3),
+      env: plan.env,
+    }) as ResultPromise<typeof SPAWN_OPTIONS>;
+    if (plan.descriptor3 !== undefined)
+      (this.subprocess.stdio[3] as NodeJS.WritableStream).end(plan.descriptor3);
     // The sandbox may exit or close stdin before reading it; that is its business, not an error here.
     this.subprocess.stdin.on("error", () => {});
     this.subprocess.stdout.on("data", (chunk: Buffer) => {
       this.stdout.append(chunk);
-      for (const listener of this.stdoutListeners) listener(chunk);
+      this.splitLines(chunk);
     });
     this.subprocess.stderr.on("data", (chunk: Buffer) => this.stderr.append(chunk));
     this.result = this.settle();
@@ -60,17 +74,44 @@ export class StartedSandbox {
     return !this.exited;
   }
 
-  /** Calls `listener` with every stdout chunk as it arrives (before the process ends). */
-  onStdout(listener: (chunk: Buffer) => void): void {
-    this.stdoutListeners.push(listener);
+  /**
+   * The next line of stdout as soon as it arrives, without its newline; `undefined` once the
+   * process has ended with no further complete line. Lets a caller act on a protocol line
+   * (a readiness mark, a result) before the engine finishes tearing the sandbox down.
+   */
+  readLine(): Promise<string | undefined> {
+    this.linesWanted = true;
+    const line = this.lines.shift();
+    if (line !== undefined) {
+      this.queuedLineBytes -= line.length;
+      return Promise.resolve(line);
+    }
+    if (this.exited) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.lineWaiters.push(resolve));
   }
 
-  /** Writes the job to stdin, closes it and starts the time limit. */
-  send(stdin?: string | Uint8Array): void {
+  private splitLines(chunk: Buffer): void {
+    // Unread lines are bounded like the capture itself: a flood costs no more than the cap.
+    const limit = this.spec.config.maxOutputBytes;
+    if (!this.linesWanted || this.partialLine.length + this.queuedLineBytes > limit) return;
+    const parts = (this.partialLine + chunk.toString("utf8")).split("\n");
+    this.partialLine = parts.pop() ?? "";
+    for (const line of parts) {
+      const waiter = this.lineWaiters.shift();
+      if (waiter !== undefined) {
+        waiter(line);
+      } else if (this.queuedLineBytes + line.length <= limit) {
+        this.lines.push(line);
+        this.queuedLineBytes += line.length;
+      }
+    }
+  }
+
+  /** Writes the job to stdin, closes it and starts the time limit; aborting `signal` kills the sandbox. */
+  send(stdin?: string | Uint8Array, signal?: AbortSignal): void {
     if (this.sentAt !== undefined) throw new Error(`sandbox ${this.id} already took its job`);
     this.sentAt = performance.now();
     const { timeout } = this.spec.config;
-    const { signal } = this;
     if (timeout > 0) this.timer = setTimeout(() => void this.kill(), timeout);
     if (signal !== undefined) {
       if (signal.aborted) void this.kill();
@@ -96,22 +137,32 @@ export class StartedSandbox {
 
   private async forceStop(): Promise<void> {
     if (this.exited) return;
-    if (this.provider.remove !== undefined) {
-      await this.provider.remove(this.id);
-      const exited = await Promise.race([
-        this.subprocess.then(() => true),
-        new Promise<false>((resolve) => setTimeout(resolve, CLIENT_EXIT_GRACE_MS, false).unref()),
-      ]);
-      if (!exited) this.subprocess.kill("SIGKILL");
-    } else {
+    if (!this.provider.usesImages) {
+      // No engine: the process is the sandbox; the provider kills whatever it left (its cgroup).
       this.subprocess.kill("SIGKILL");
+      await this.provider.remove?.(this.id);
+      return;
     }
+    // Removing the container ends its attached client. The engine may still be creating it,
+    // so removal is repeated until the client is gone.
+    const deadline = performance.now() + CLIENT_EXIT_GRACE_MS;
+    const exited = this.subprocess.then(() => true);
+    while (!this.exited && performance.now() < deadline) {
+      await this.provider.remove?.(this.id);
+      const gone = await Promise.race([
+        exited,
+        new Promise<false>((resolve) => setTimeout(resolve, REMOVE_RETRY_MS, false).unref()),
+      ]);
+      if (gone) return;
+    }
+    this.subprocess.kill("SIGKILL");
   }
 
   private async settle(): Promise<SandboxResult> {
     const outcome = await this.subprocess;
     this.exited = true;
     clearTimeout(this.timer);
+    for (const waiter of this.lineWaiters.splice(0)) waiter(undefined);
     if (outcome.exitCode === undefined && outcome.signal === undefined) {
       throw new SkillboxError(
         "SANDBOX_UNAVAILABLE",

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { execa } from "execa";
 import type { SandboxProvider, SandboxSpec, SpawnPlan } from "../sandbox-types.js";
-import { containerEnvironment, SANDBOX_LABEL } from "./container-cli-provider.js";
+import { containerEnvironment, removeEnvironmentFile, SANDBOX_LABEL } from "./container-cli-provider.js";
 
 /**
  * The `run` flags of Apple's `container` CLI (macOS 26, Apple silicon). Every container is its
@@ -58,6 +58,10 @@ export function createAppleContainerProvider(options: { binary?: string } = {}):
         ...spec.command,
       ];
       return { file: binary, args, env: environment.env };
+    },
+    async finish(spec: SandboxSpec) {
+      removeEnvironmentFile(spec.id);
+      return {};
     },
     async remove(id: string) {
       await execa(binary, ["delete", "--force", id], { reject: false, timeout: 30_000 });

@@ -80,24 +80,35 @@ export function createBwrapProvider(options: BwrapProviderOptions = {}): Sandbox
         if (value !== undefined) env[name] = value;
       }
       Object.assign(env, spec.env);
-      const command = [binary, ...bwrapArgs(spec, workDir), "--", ...spec.command];
+      // The sandbox's environment goes to bwrap on descriptor 3: it never becomes the host-side
+      // environment of sh or bwrap (no LD_PRELOAD for them), and values stay out of `ps`.
+      const environmentArgs = [
+        "--clearenv",
+        ...Object.entries(env).flatMap(([name, value]) => ["--setenv", name, value]),
+      ];
+      const descriptor3 = `${environmentArgs.join("\0")}\0`;
+      const hostEnv = { PATH: process.env.PATH ?? DEFAULT_PATH };
+      const command = [binary, "--args", "3", ...bwrapArgs(spec, workDir), "--", ...spec.command];
       const cgroup = cgroups.get(spec.id);
       if (cgroup === undefined) {
         const [file = binary, ...args] = command;
-        return { file, args, env };
+        return { file, args, env: hostEnv, descriptor3 };
       }
-      return {
-        file: "/bin/sh",
-        args: ["-c", ENTER_CGROUPS, "skillbox-sandbox", ...cgroup.procsFiles, "--", ...command],
-        env,
-      };
+      const args = ["-c", ENTER_CGROUPS, "skillbox-sandbox", ...cgroup.procsFiles, "--", ...command];
+      return { file: "/bin/sh", args, env: hostEnv, descriptor3 };
+    },
+    async remove(id: string) {
+      cgroups.get(id)?.kill();
+    },
+    removeSync(ids: string[]) {
+      for (const id of ids) cgroups.get(id)?.kill();
     },
     async finish(spec: SandboxSpec) {
       const cgroup = cgroups.get(spec.id);
       cgroups.delete(spec.id);
       if (cgroup === undefined) return {};
       const oomKilled = cgroup.wasOomKilled();
-      cgroup.remove();
+      await cgroup.remove();
       return { oomKilled };
     },
   };

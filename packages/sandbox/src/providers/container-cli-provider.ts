@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { execa } from "execa";
 import type { SandboxProvider, SandboxProviderName, SandboxSpec, SpawnPlan } from "../sandbox-types.js";
 
@@ -19,13 +22,15 @@ export interface ContainerCliProviderOptions {
   removeArgs?: string[];
 }
 
-/**
- * Variables the CLI itself reads. A sandbox variable with one of these names is passed inline
- * (`--env NAME=value`) so that it cannot change how the CLI behaves; every other one is passed
- * by name (`--env NAME`, value taken from the CLI's environment) so values never show in `ps`.
- */
-const CLIENT_VARIABLE =
-  /^(PATH|HOME|TMPDIR|USER|LANG|SHELL|(XDG|DOCKER|CONTAINER|CONTAINERS|PODMAN|BUILDAH)_.*)$/;
+/** Variables the CLI needs from the host to find its engine; nothing else of the host reaches it. */
+const CLIENT_VARIABLE = /^(PATH|HOME|TMPDIR|USER|LANG|(XDG|DOCKER|CONTAINER|CONTAINERS|PODMAN)_.*)$/;
+
+let environmentFolder: string | undefined;
+
+function environmentFilePath(id: string): string {
+  environmentFolder ??= mkdtempSync(join(tmpdir(), "skillbox-env-"));
+  return join(environmentFolder, `${id}.env`);
+}
 
 /** The label every Skillbox sandbox carries, so leftovers can be found with `ps --filter label=…`. */
 export const SANDBOX_LABEL = "io.skillbox.sandbox";
@@ -58,27 +63,44 @@ export function dockerCompatibleRunArgs(spec: SandboxSpec, workDir: string): str
   return args;
 }
 
-/** `--env` flags and the CLI's environment that carries the values passed by name. */
+/**
+ * The sandbox's variables, written to a private (0600) `--env-file` that is deleted when the
+ * sandbox ends: values never show in `ps` and never become the CLI's own environment (an
+ * `LD_PRELOAD` meant for the sandbox must not load into podman). A value with a line break,
+ * which env files cannot hold, is passed by name through the CLI's environment instead.
+ */
 export function containerEnvironment(
   spec: SandboxSpec,
   clientEnv: Record<string, string>,
 ): { args: string[]; env: Record<string, string> } {
-  const env = { ...clientEnv };
-  const args: string[] = [];
-  const passByName = (name: string, value: string) => {
-    if (CLIENT_VARIABLE.test(name)) {
-      args.push("--env", `${name}=${value}`);
-    } else {
-      env[name] = value;
-      args.push("--env", name);
-    }
-  };
+  const variables: Record<string, string> = {};
   for (const name of spec.config.inheritEnv) {
     const value = process.env[name];
-    if (value !== undefined) passByName(name, value);
+    if (value !== undefined) variables[name] = value;
   }
-  for (const [name, value] of Object.entries(spec.env)) passByName(name, value);
+  Object.assign(variables, spec.env);
+  const env = { ...clientEnv };
+  const args: string[] = [];
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(variables)) {
+    if (/[\r\n]/.test(value)) {
+      env[name] = value;
+      args.push("--env", name);
+    } else {
+      lines.push(`${name}=${value}`);
+    }
+  }
+  if (lines.length > 0) {
+    const path = environmentFilePath(spec.id);
+    writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600 });
+    args.push("--env-file", path);
+  }
   return { args, env };
+}
+
+/** Deletes the env file of a sandbox that ended. */
+export function removeEnvironmentFile(id: string): void {
+  if (environmentFolder !== undefined) rmSync(environmentFilePath(id), { force: true });
 }
 
 function hostEnvironment(): Record<string, string> {
@@ -123,6 +145,10 @@ export function createContainerCliProvider(options: ContainerCliProviderOptions)
         ...spec.command,
       ];
       return { file: options.binary, args, env: environment.env };
+    },
+    async finish(spec: SandboxSpec) {
+      removeEnvironmentFile(spec.id);
+      return {};
     },
     async remove(id: string) {
       await execa(options.binary, [...globalArgs, ...removeArgs, id], {

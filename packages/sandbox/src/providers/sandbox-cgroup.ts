@@ -17,8 +17,10 @@ export interface SandboxCgroup {
   procsFiles: string[];
   /** Whether the kernel's OOM killer ended a process of this cgroup. */
   wasOomKilled(): boolean;
-  /** Kills what is left and removes the cgroup folders. */
-  remove(): void;
+  /** Kills every process in the cgroup (synchronous, so it works during process shutdown). */
+  kill(): void;
+  /** Kills what is left and removes the cgroup folders, waiting for exiting processes. */
+  remove(): Promise<void>;
 }
 
 function writeIfPresent(folder: string, file: string, value: string): void {
@@ -37,20 +39,42 @@ function readCounter(path: string, key: string): number {
   }
 }
 
-function killAndRemove(folders: string[]): void {
+const REMOVE_ATTEMPTS = 50;
+const REMOVE_RETRY_MS = 20;
+
+function killAll(folders: string[]): void {
   for (const folder of folders) {
+    let pids: string[];
     try {
-      for (const pid of readFileSync(join(folder, "cgroup.procs"), "utf8").split("\n").filter(Boolean)) {
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
-      rmdirSync(folder);
+      pids = readFileSync(join(folder, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
     } catch {
-      // A process may still be exiting; the folder is empty and harmless if it stays.
+      continue;
     }
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+}
+
+/** rmdir fails with EBUSY while a killed process is still exiting; try again for up to a second. */
+async function killAndRemove(folders: string[]): Promise<void> {
+  for (let attempt = 0; attempt < REMOVE_ATTEMPTS; attempt++) {
+    killAll(folders);
+    const left = folders.filter((folder) => {
+      try {
+        rmdirSync(folder);
+        return false;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code !== "ENOENT";
+      }
+    });
+    if (left.length === 0) return;
+    folders = left;
+    await new Promise((resolve) => setTimeout(resolve, REMOVE_RETRY_MS));
   }
 }
 
@@ -74,6 +98,7 @@ function createUnified(id: string, limits: CgroupLimits): SandboxCgroup {
   return {
     procsFiles: [join(folder, "cgroup.procs")],
     wasOomKilled: () => readCounter(join(folder, "memory.events"), "oom_kill") > 0,
+    kill: () => killAll([folder]),
     remove: () => killAndRemove([folder]),
   };
 }
@@ -104,6 +129,7 @@ function createLegacy(id: string, limits: CgroupLimits): SandboxCgroup {
     procsFiles: folders.map((folder) => join(folder, "cgroup.procs")),
     wasOomKilled: () =>
       memoryFolder !== undefined && readCounter(join(memoryFolder, "memory.oom_control"), "oom_kill") > 0,
+    kill: () => killAll(folders),
     remove: () => killAndRemove(folders),
   };
 }

@@ -1,0 +1,80 @@
+// Runs inside a sandbox (a container or bwrap) for a TypeScript/JavaScript handler skill with
+// no command of its own. Usage: node container-runner.mjs <handler module>
+// Loads the handler first and prints {"ready":true} (so a pre-started sandbox of a warm pool
+// is ready before its job arrives), then reads one job as JSON from stdin: { input, context },
+// and prints one result line: {"ok":true,"output":…} or {"ok":false,"error":{…}}. Everything
+// the handler prints goes to stderr, where JSON lines are the handler's log entries.
+import { fileURLToPath } from "node:url";
+import { createLogger, importHandler, serializeError } from "@skillbox/core/handler-module";
+
+const writeResult = process.stdout.write.bind(process.stdout);
+// The handler's console.log and stray writes must not corrupt the result line.
+process.stdout.write = process.stderr.write.bind(process.stderr);
+
+function finish(envelope) {
+  let line;
+  try {
+    line = JSON.stringify(envelope);
+  } catch (error) {
+    line = JSON.stringify({
+      ok: false,
+      error: {
+        name: "SkillboxError",
+        code: "OUTPUT_INVALID",
+        message: `the output is not JSON: ${error.message}`,
+      },
+    });
+  }
+  writeResult(`${line}\n`, () => process.exit(0));
+}
+
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const modulePath = process.argv[2];
+// Handlers import `@skillbox/core`; inside the sandbox that is the light entry, which needs
+// neither SQLite nor worker threads.
+const lightCore = fileURLToPath(import.meta.resolve("@skillbox/core/handler"));
+const loading = importHandler(modulePath, { "@skillbox/core": lightCore }).then(
+  (handler) => ({ handler }),
+  (error) => ({ error }),
+);
+
+const loaded = await loading;
+writeResult('{"ready":true}\n');
+const job = JSON.parse(await readStdin());
+if (loaded.error !== undefined) {
+  finish({ ok: false, error: serializeError(loaded.error) });
+} else {
+  const controller = new AbortController();
+  process.once("SIGTERM", () => controller.abort(new Error("the sandbox is stopping")));
+  const { context } = job;
+  const ctx = {
+    ...context,
+    signal: controller.signal,
+    logger: createLogger({
+      skill: `${context.skill.name}@${context.skill.version}`,
+      executionId: context.executionId,
+    }),
+    call() {
+      return Promise.reject(
+        Object.assign(
+          new Error("ctx.call is not available inside a container sandbox; call the skill from the host"),
+          {
+            name: "SkillboxError",
+            code: "SANDBOX_FAILED",
+            retryable: false,
+          },
+        ),
+      );
+    },
+  };
+  try {
+    finish({ ok: true, output: await loaded.handler(job.input, ctx) });
+  } catch (error) {
+    finish({ ok: false, error: serializeError(error) });
+  }
+}

@@ -1,0 +1,76 @@
+import type { StartedSandbox } from "./started-sandbox.js";
+
+/**
+ * Sandboxes started ahead of time, each taking exactly one job and then discarded: a sandbox
+ * is never reused, so no state crosses from one execution (or one owner) to the next. Taking
+ * one starts its replacement.
+ */
+export class WarmPool {
+  private readonly idle: StartedSandbox[] = [];
+  private starting = 0;
+  private closed = false;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(
+    private readonly size: number,
+    private readonly start: () => Promise<StartedSandbox>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** A started sandbox waiting for its job, or `undefined` when none is ready; refills either way. */
+  take(): StartedSandbox | undefined {
+    let sandbox = this.idle.shift();
+    // A sandbox that ended while idle (its engine failed, it was killed) cannot take a job.
+    while (sandbox !== undefined && !sandbox.running) sandbox = this.idle.shift();
+    this.fill();
+    return sandbox;
+  }
+
+  /** Starts sandboxes until `size` are idle or starting. */
+  fill(): void {
+    while (!this.closed && this.idle.length + this.starting < this.size) {
+      this.starting++;
+      this.start().then(
+        (sandbox) => {
+          this.starting--;
+          if (this.closed) {
+            void sandbox.kill();
+            return;
+          }
+          this.idle.push(sandbox);
+          const forget = () => {
+            const index = this.idle.indexOf(sandbox);
+            if (index !== -1) this.idle.splice(index, 1);
+          };
+          sandbox.result.then(forget, forget);
+          this.wake();
+        },
+        (error: unknown) => {
+          this.starting--;
+          this.onError(error);
+          this.wake();
+        },
+      );
+    }
+  }
+
+  /** Resolves once every slot holds a started sandbox (or a start failed). */
+  async ready(): Promise<void> {
+    this.fill();
+    while (!this.closed && this.idle.length < this.size && this.starting > 0) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** Kills the idle sandboxes and starts no more. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake();
+    const idle = this.idle.splice(0);
+    await Promise.all(idle.map((sandbox) => sandbox.kill()));
+  }
+
+  private wake(): void {
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,161 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SkillboxError } from "@skillbox/core";
+import { createBwrapProvider, SandboxRunner } from "@skillbox/sandbox";
+import { afterEach, expect, it, vi } from "vitest";
+import { bwrapRequirement, describeWithEngine } from "./engine-availability.js";
+
+/** bwrap runs the host's own root; the image argument is ignored. */
+const NO_IMAGE = "ignored-by-bwrap";
+const SECRET = "SKILLBOX_TEST_HOST_SECRET";
+const CGROUP_ROOT = "/sys/fs/cgroup";
+
+/** Memory limits need a cgroup of the sandbox's own, which only root (or a delegated user) may create. */
+const mayCreateCgroups = process.getuid?.() === 0 || Boolean(process.env.CI);
+
+function nodeCommand(script: string): string[] {
+  return ["node", "-e", script];
+}
+
+/**
+ * Processes still in the cgroups the provider made for a sandbox (v2, or the v1 hierarchies).
+ * Only processes count: an emptied folder that the kernel was still releasing may stay behind.
+ */
+function processesLeft(id: string): string[] {
+  return [
+    join(CGROUP_ROOT, "skillbox", id),
+    ...["pids", "memory", "cpu"].map((controller) => join(CGROUP_ROOT, controller, "skillbox", id)),
+  ]
+    .filter((folder) => existsSync(folder))
+    .flatMap((folder) => readFileSync(join(folder, "cgroup.procs"), "utf8").split("\n").filter(Boolean));
+}
+
+/** Waits until no process of the sandbox is left (the last ones may still be exiting). */
+async function expectNothingLeft(id: string): Promise<void> {
+  await vi.waitFor(() => expect(processesLeft(id)).toEqual([]), { timeout: 5_000, interval: 50 });
+}
+
+describeWithEngine("createBwrapProvider", bwrapRequirement(), () => {
+  const runner = new SandboxRunner({ provider: createBwrapProvider() });
+
+  afterEach(async () => {
+    delete process.env[SECRET];
+    await runner.killAll();
+  });
+
+  it("runs a command on the host's root and reports the bwrap provider", async () => {
+    const result = await runner.run(NO_IMAGE, nodeCommand("console.log(process.versions.node)"));
+    expect(result).toMatchObject({
+      provider: "bwrap",
+      exitCode: 0,
+      stdout: `${process.versions.node}\n`,
+      killed: false,
+      oomKilled: false,
+      truncated: false,
+    });
+    await expectNothingLeft(result.id);
+  });
+
+  it("passes the given env and none of the host's unless named in inheritEnv", async () => {
+    process.env[SECRET] = "host-only";
+    const printEnvironment = nodeCommand("console.log(JSON.stringify(process.env))");
+
+    const isolated = JSON.parse((await runner.run(NO_IMAGE, printEnvironment, { GREETING: "hi" })).stdout);
+    const inherited = JSON.parse(
+      (await runner.run(NO_IMAGE, printEnvironment, {}, { inheritEnv: [SECRET] })).stdout,
+    );
+
+    expect(isolated).toMatchObject({ GREETING: "hi" });
+    expect(isolated).not.toHaveProperty(SECRET);
+    // Besides the given env, only what the provider sets itself.
+    expect(Object.keys(isolated).sort()).toEqual(["GREETING", "HOME", "PATH", "PWD"]);
+    expect(inherited).toMatchObject({ [SECRET]: "host-only" });
+  });
+
+  it("gives the sandbox the PATH of its env without changing how the host finds bwrap", async () => {
+    const result = await runner.run(NO_IMAGE, [process.execPath, "-e", "console.log(process.env.PATH)"], {
+      PATH: "/opt/skill/bin",
+    });
+    expect(result).toMatchObject({ exitCode: 0, stdout: "/opt/skill/bin\n" });
+  });
+
+  it("blocks the network (ENETUNREACH)", async () => {
+    const result = await runner.run(
+      NO_IMAGE,
+      nodeCommand('require("net").connect(80, "192.0.2.1").on("error", (error) => console.log(error.code))'),
+    );
+    expect(result.stdout.trim()).toBe("ENETUNREACH");
+  });
+
+  it("mounts the root read-only, the work dir and /tmp writable, and runs as nobody without privileges", async () => {
+    const result = await runner.run(
+      NO_IMAGE,
+      nodeCommand(`
+        const fs = require("fs");
+        const attempt = (path) => { try { fs.writeFileSync(path, "x"); return "ok"; } catch (error) { return error.code; } };
+        const status = Object.fromEntries(
+          fs.readFileSync("/proc/self/status", "utf8").split("\\n").map((line) => line.split(":\\t")),
+        );
+        console.log(JSON.stringify({
+          root: attempt("/skillbox-written"),
+          workDir: attempt("/tmp/workspace/written"),
+          tmp: attempt("/tmp/written"),
+          cwd: process.cwd(),
+          uid: process.getuid(),
+          gid: process.getgid(),
+          capEff: status.CapEff,
+          noNewPrivs: status.NoNewPrivs,
+        }));
+      `),
+    );
+    expect(JSON.parse(result.stdout)).toEqual({
+      root: "EROFS",
+      workDir: "ok",
+      tmp: "ok",
+      cwd: "/tmp/workspace",
+      uid: 65534,
+      gid: 65534,
+      capEff: "0000000000000000",
+      noNewPrivs: "1",
+    });
+    expect(existsSync("/skillbox-written")).toBe(false);
+  });
+
+  it.runIf(mayCreateCgroups)(
+    "reports an OOM kill when the process exceeds memoryMb",
+    async () => {
+      const result = await runner.run(
+        NO_IMAGE,
+        nodeCommand("const kept = []; for (;;) kept.push(Buffer.alloc(1 << 20, 1))"),
+        {},
+        { memoryMb: 64, timeout: 30_000 },
+      );
+      expect(result).toMatchObject({ exitCode: 137, oomKilled: true, killed: false });
+      await expectNothingLeft(result.id);
+    },
+    60_000,
+  );
+
+  it("kills a run at its timeout and leaves nothing behind", async () => {
+    const result = await runner.run(
+      NO_IMAGE,
+      nodeCommand("setInterval(() => {}, 1000)"),
+      {},
+      { timeout: 1_000 },
+    );
+    expect(result).toMatchObject({ killed: true, oomKilled: false, exitCode: 137 });
+    expect(result.duration).toBeGreaterThanOrEqual(1_000);
+    expect(runner.isRunning(result.id)).toBe(false);
+    await expectNothingLeft(result.id);
+  });
+
+  it("rejects readOnly: false with SANDBOX_CONFIG_INVALID naming the field", async () => {
+    const error = await runner
+      .run(NO_IMAGE, nodeCommand("0"), {}, { readOnly: false })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SkillboxError);
+    expect(error).toMatchObject({ code: "SANDBOX_CONFIG_INVALID" });
+    expect((error as SkillboxError).message).toContain("config.readOnly");
+    expect(runner.getRunningCount()).toBe(0);
+  });
+});

@@ -1,0 +1,130 @@
+import { spawnSync } from "node:child_process";
+import { SANDBOX_LABEL } from "@skillbox/sandbox";
+import { describe, it } from "vitest";
+
+/** The image built by `scripts/build-test-image.sh`: the host's node binary and dash, nothing else. */
+export const TEST_IMAGE = `localhost/skillbox-node:${process.versions.node}`;
+
+/** A tool the sandbox tests need, whether it is here, and how to get it when it is not. */
+export interface EngineRequirement {
+  name: string;
+  available: boolean;
+  /** What to install or run to make the tests run. */
+  install: string;
+}
+
+function succeeds(file: string, args: string[]): boolean {
+  const result = spawnSync(file, args, { stdio: "ignore", timeout: 30_000 });
+  return result.status === 0;
+}
+
+const memo = new Map<string, boolean>();
+function memoized(key: string, check: () => boolean): boolean {
+  let answer = memo.get(key);
+  if (answer === undefined) {
+    answer = check();
+    memo.set(key, answer);
+  }
+  return answer;
+}
+
+/** Whether podman is installed and its engine can run containers (storage and runtime configured). */
+export function hasPodman(): boolean {
+  return memoized("podman", () => succeeds("podman", ["info", "--format", "{{.Host.OCIRuntime.Name}}"]));
+}
+
+/** Whether {@link TEST_IMAGE} exists in podman's storage. */
+export function hasTestImage(): boolean {
+  return memoized("image", () => hasPodman() && succeeds("podman", ["image", "exists", TEST_IMAGE]));
+}
+
+/** Whether bubblewrap can create its namespaces here. */
+export function hasBwrap(): boolean {
+  return memoized("bwrap", () => succeeds("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "true"]));
+}
+
+/** Whether the docker CLI is installed (the engine behind it is started by the tests). */
+export function hasDockerCli(): boolean {
+  return memoized("docker", () => succeeds("docker", ["--version"]));
+}
+
+const BUILD_IMAGE = "pnpm --filter @skillbox/sandbox build:image";
+
+/** Podman plus the test image. */
+export function podmanRequirement(): EngineRequirement {
+  if (!hasPodman()) {
+    return {
+      name: "podman",
+      available: false,
+      install:
+        'apt-get install podman runc, set runtime = "runc" in /etc/containers/containers.conf, ' +
+        `then ${BUILD_IMAGE}`,
+    };
+  }
+  return { name: `podman image ${TEST_IMAGE}`, available: hasTestImage(), install: BUILD_IMAGE };
+}
+
+/** Bubblewrap. */
+export function bwrapRequirement(): EngineRequirement {
+  return { name: "bubblewrap", available: hasBwrap(), install: "apt-get install bubblewrap" };
+}
+
+/** The docker CLI, plus podman and the test image to serve its API. */
+export function dockerRequirement(): EngineRequirement {
+  const podman = podmanRequirement();
+  if (!podman.available) return podman;
+  return {
+    name: "the docker CLI",
+    available: hasDockerCli(),
+    install: "apt-get install docker.io (the CLI)",
+  };
+}
+
+const warned = new Set<string>();
+
+/**
+ * `describe` when the engine is here. Otherwise the suite is skipped with one warning naming
+ * what to install, except in CI (`CI` set), where a missing engine is a failing test: CI must
+ * never pass by skipping the sandbox tests.
+ */
+export function describeWithEngine(name: string, engine: EngineRequirement, body: () => void): void {
+  if (engine.available) {
+    describe(name, body);
+    return;
+  }
+  const message = `${engine.name} is not available: ${engine.install}`;
+  if (process.env.CI) {
+    describe(name, () => {
+      it(`needs ${engine.name} (CI never skips the sandbox tests)`, () => {
+        throw new Error(message);
+      });
+    });
+    return;
+  }
+  if (!warned.has(engine.name)) {
+    warned.add(engine.name);
+    console.warn(`[skillbox sandbox tests] skipping tests that need ${message}`);
+  }
+  describe.skip(name, body);
+}
+
+/** Names of the Skillbox sandbox containers podman knows, running or not; `owner` narrows to one process's. */
+export function listSkillboxContainers(owner?: number): string[] {
+  const label = owner === undefined ? SANDBOX_LABEL : `${SANDBOX_LABEL}=${owner}`;
+  const result = spawnSync(
+    "podman",
+    ["ps", "--all", "--filter", `label=${label}`, "--format", "{{.Names}}"],
+    {
+      encoding: "utf8",
+      timeout: 30_000,
+    },
+  );
+  if (result.status !== 0) throw new Error(`podman ps failed: ${result.stderr}`);
+  return result.stdout.split("\n").filter(Boolean);
+}
+
+/** Removes whatever containers this process's sandboxes left (a safety net after the assertions). */
+export function removeLeftoverContainers(): void {
+  const names = listSkillboxContainers(process.pid);
+  if (names.length > 0) spawnSync("podman", ["rm", "--force", "--time", "0", ...names], { stdio: "ignore" });
+}
