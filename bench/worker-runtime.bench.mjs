@@ -11,6 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { createSkillHost, createWorkerRuntime, defineInterceptor } from "@skillbox/core";
 import { Tinypool } from "tinypool";
+import { printTable, silentLogger } from "./lib/fixtures.mjs";
 import { concurrentRate, formatRate, median, percentile } from "./lib/measure.mjs";
 import { createRawAuditFloor } from "./lib/raw-audit-floor.mjs";
 
@@ -281,18 +282,4 @@ function removeJitiCache(folder) {
     return;
   }
   for (const entry of entries) if (entry.startsWith(folder)) rmSync(join(cache, entry), { force: true });
-}
-
-function printTable(rows) {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column] ?? "").length)));
-  for (const row of rows) {
-    console.log(
-      `  ${row.map((cell, column) => String(cell ?? "").padEnd(widths[column])).join("  ")}`.trimEnd(),
-    );
-  }
-}
-
-function silentLogger() {
-  const nothing = () => {};
-  return { debug: nothing, info: nothing, warn: nothing, error: nothing };
 }

@@ -3,10 +3,14 @@
 // logging loads, reloads, errors and executions. `--once` runs the demo and exits.
 import { resolveDatabasePath, skillExecutor, skillRegistry } from "@skillbox/core";
 import { watchSkills } from "@skillbox/loader";
+import { createContainerRuntime } from "@skillbox/sandbox";
 
 const once = process.argv.includes("--once");
 const dirs = process.argv.slice(2).filter((argument) => !argument.startsWith("--"));
 const log = (message) => console.log(`${new Date().toISOString().slice(11, 23)} ${message}`);
+
+// Skills with `runtime: "container"` run in sandboxes; the engine is found on their first run.
+skillExecutor.registerRuntime(createContainerRuntime());
 
 const watcher = watchSkills({ dirs: dirs.length > 0 ? dirs : ["./plugins"] });
 watcher.on("loaded", (entry) => log(`loaded    ${entry.kind} ${entry.name}@${entry.version ?? "-"}`));

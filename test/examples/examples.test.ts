@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { hasPodman } from "../../packages/sandbox/test/engine-availability.js";
 import { createTemporaryDirectory } from "../helpers/temporary-host.js";
 
 const run = promisify(execFile);
@@ -41,4 +42,20 @@ describe("examples (run as a user would, on a fresh database)", () => {
     expect(stdout).toContain("invalid input → status error, INPUT_INVALID");
     expect(stdout).toContain("executions recorded for user-123 so far: 2");
   });
+
+  it.runIf(hasPodman() || process.env.CI)(
+    "examples/container-skill runs a TypeScript handler and a command in containers",
+    async () => {
+      directory = createTemporaryDirectory("skillbox-container-skill-");
+      const { stdout } = await run(process.execPath, ["examples/container-skill/main.mjs"], {
+        cwd: repositoryRoot,
+        env: { ...process.env, SKILLBOX_DB: join(directory, "container.db") },
+        timeout: 60_000,
+      });
+      expect(stdout).toContain("sandbox provider: podman");
+      expect(stdout).toContain('word-count → success {"words":4,"ranAs":65534}');
+      expect(stdout).toContain('shout → success {"shouted":"HELLO FROM A CONTAINER"}');
+      expect(stdout).toMatch(/word-count \(warm\) → success \{"words":3,"ranAs":65534\} in \d+ ms/);
+    },
+  );
 });

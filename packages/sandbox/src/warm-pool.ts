@@ -2,8 +2,9 @@ import type { StartedSandbox } from "./started-sandbox.js";
 
 /**
  * Sandboxes started ahead of time, each taking exactly one job and then discarded: a sandbox
- * is never reused, so no state crosses from one execution (or one owner) to the next. Taking
- * one starts its replacement.
+ * is never reused, so no state crosses from one execution (or one owner) to the next. The
+ * owner calls `fill()` once a job is done, so a replacement's start-up (hundreds of ms of
+ * engine CPU) does not compete with the job it was taken for.
  */
 export class WarmPool {
   private readonly idle: StartedSandbox[] = [];
@@ -17,12 +18,11 @@ export class WarmPool {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** A started sandbox waiting for its job, or `undefined` when none is ready; refills either way. */
+  /** A started sandbox waiting for its job, or `undefined` when none is ready. */
   take(): StartedSandbox | undefined {
     let sandbox = this.idle.shift();
     // A sandbox that ended while idle (its engine failed, it was killed) cannot take a job.
     while (sandbox !== undefined && !sandbox.running) sandbox = this.idle.shift();
-    this.fill();
     return sandbox;
   }
 
