@@ -4,6 +4,12 @@ import { SkillboxError } from "@skillbox/core";
 import { createBwrapProvider, SandboxRunner } from "@skillbox/sandbox";
 import { afterEach, expect, it, vi } from "vitest";
 import { bwrapRequirement, describeWithEngine } from "./engine-availability.js";
+import {
+  filesystemAndPrivilegeProbe,
+  hardenedProbeResult,
+  NETWORK_PROBE,
+  nodeCommand,
+} from "./isolation-probes.js";
 
 /** bwrap runs the host's own root; the image argument is ignored. */
 const NO_IMAGE = "ignored-by-bwrap";
@@ -12,10 +18,6 @@ const CGROUP_ROOT = "/sys/fs/cgroup";
 
 /** Memory limits need a cgroup of the sandbox's own, which only root (or a delegated user) may create. */
 const mayCreateCgroups = process.getuid?.() === 0 || Boolean(process.env.CI);
-
-function nodeCommand(script: string): string[] {
-  return ["node", "-e", script];
-}
 
 /**
  * Processes still in the cgroups the provider made for a sandbox (v2, or the v1 hierarchies).
@@ -80,44 +82,16 @@ describeWithEngine("createBwrapProvider", bwrapRequirement(), () => {
   });
 
   it("blocks the network (ENETUNREACH)", async () => {
-    const result = await runner.run(
-      NO_IMAGE,
-      nodeCommand('require("net").connect(80, "192.0.2.1").on("error", (error) => console.log(error.code))'),
-    );
+    const result = await runner.run(NO_IMAGE, nodeCommand(NETWORK_PROBE));
     expect(result.stdout.trim()).toBe("ENETUNREACH");
   });
 
   it("mounts the root read-only, the work dir and /tmp writable, and runs as nobody without privileges", async () => {
     const result = await runner.run(
       NO_IMAGE,
-      nodeCommand(`
-        const fs = require("fs");
-        const attempt = (path) => { try { fs.writeFileSync(path, "x"); return "ok"; } catch (error) { return error.code; } };
-        const status = Object.fromEntries(
-          fs.readFileSync("/proc/self/status", "utf8").split("\\n").map((line) => line.split(":\\t")),
-        );
-        console.log(JSON.stringify({
-          root: attempt("/skillbox-written"),
-          workDir: attempt("/tmp/workspace/written"),
-          tmp: attempt("/tmp/written"),
-          cwd: process.cwd(),
-          uid: process.getuid(),
-          gid: process.getgid(),
-          capEff: status.CapEff,
-          noNewPrivs: status.NoNewPrivs,
-        }));
-      `),
+      nodeCommand(filesystemAndPrivilegeProbe("/skillbox-written", "/tmp/workspace")),
     );
-    expect(JSON.parse(result.stdout)).toEqual({
-      root: "EROFS",
-      workDir: "ok",
-      tmp: "ok",
-      cwd: "/tmp/workspace",
-      uid: 65534,
-      gid: 65534,
-      capEff: "0000000000000000",
-      noNewPrivs: "1",
-    });
+    expect(JSON.parse(result.stdout)).toEqual(hardenedProbeResult("/tmp/workspace"));
     expect(existsSync("/skillbox-written")).toBe(false);
   });
 

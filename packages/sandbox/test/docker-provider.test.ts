@@ -12,10 +12,7 @@ import {
   removeLeftoverContainers,
   TEST_IMAGE,
 } from "./engine-availability.js";
-
-function nodeCommand(script: string): string[] {
-  return ["node", "-e", script];
-}
+import { NETWORK_PROBE, nodeCommand } from "./isolation-probes.js";
 
 /**
  * Podman before 4.6 answers the Docker API's `wait?condition=removed` (what `docker run --rm`
@@ -87,10 +84,7 @@ describeWithEngine("createDockerProvider", dockerRequirement(), () => {
   });
 
   it("blocks the network (ENETUNREACH)", async () => {
-    const result = await runner.run(
-      TEST_IMAGE,
-      nodeCommand('require("net").connect(80, "192.0.2.1").on("error", (error) => console.log(error.code))'),
-    );
+    const result = await runner.run(TEST_IMAGE, nodeCommand(NETWORK_PROBE));
     expect(result.stdout.trim()).toBe("ENETUNREACH");
   });
 

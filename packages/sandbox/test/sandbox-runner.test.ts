@@ -21,14 +21,16 @@ import {
   removeLeftoverContainers,
   TEST_IMAGE,
 } from "./engine-availability.js";
+import {
+  filesystemAndPrivilegeProbe,
+  hardenedProbeResult,
+  NETWORK_PROBE,
+  nodeCommand,
+} from "./isolation-probes.js";
 
 const BUILT_PACKAGE = fileURLToPath(new URL("../dist/index.js", import.meta.url));
 
 /** A node one-liner inside the sandbox. */
-function nodeCommand(script: string): string[] {
-  return ["node", "-e", script];
-}
-
 /** Prints "ready" once it runs, then idles until killed. */
 const IDLE = nodeCommand('console.log("ready"); setInterval(() => {}, 1000)');
 
@@ -150,44 +152,16 @@ describeWithEngine("SandboxRunner (podman)", podmanRequirement(), () => {
   });
 
   it("blocks the network by default (ENETUNREACH)", async () => {
-    const result = await runner.run(
-      TEST_IMAGE,
-      nodeCommand('require("net").connect(80, "192.0.2.1").on("error", (error) => console.log(error.code))'),
-    );
+    const result = await runner.run(TEST_IMAGE, nodeCommand(NETWORK_PROBE));
     expect(result.stdout.trim()).toBe("ENETUNREACH");
   });
 
   it("mounts the root read-only, the work dir and /tmp writable, and runs as nobody without privileges", async () => {
     const result = await runner.run(
       TEST_IMAGE,
-      nodeCommand(`
-        const fs = require("fs");
-        const attempt = (path) => { try { fs.writeFileSync(path, "x"); return "ok"; } catch (error) { return error.code; } };
-        const status = Object.fromEntries(
-          fs.readFileSync("/proc/self/status", "utf8").split("\\n").map((line) => line.split(":\\t")),
-        );
-        console.log(JSON.stringify({
-          root: attempt("/written"),
-          workDir: attempt("/workspace/written"),
-          tmp: attempt("/tmp/written"),
-          cwd: process.cwd(),
-          uid: process.getuid(),
-          gid: process.getgid(),
-          capEff: status.CapEff,
-          noNewPrivs: status.NoNewPrivs,
-        }));
-      `),
+      nodeCommand(filesystemAndPrivilegeProbe("/written", "/workspace")),
     );
-    expect(JSON.parse(result.stdout)).toEqual({
-      root: "EROFS",
-      workDir: "ok",
-      tmp: "ok",
-      cwd: "/workspace",
-      uid: 65534,
-      gid: 65534,
-      capEff: "0000000000000000",
-      noNewPrivs: "1",
-    });
+    expect(JSON.parse(result.stdout)).toEqual(hardenedProbeResult("/workspace"));
   });
 
   it("reports an OOM kill when the process exceeds memoryMb", async () => {
