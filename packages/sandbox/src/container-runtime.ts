@@ -1,16 +1,9 @@
-import {
-  reviveError,
-  type SerializedError,
-  type Skill,
-  SkillboxError,
-  type SkillContext,
-  type SkillLogger,
-  type SkillRuntime,
-} from "@skillbox/core";
+import { type Skill, SkillboxError, type SkillContext, type SkillRuntime } from "@skillbox/core";
 import { sandboxRunner } from "./default-sandbox-runner.js";
 import { planHandlerSandbox } from "./handler-sandbox-plan.js";
+import { type JobPlan, label, runSandboxJob, untilReady } from "./sandbox-job.js";
 import type { SandboxRunner } from "./sandbox-runner.js";
-import type { SandboxConfig, SandboxResult } from "./sandbox-types.js";
+import type { SandboxConfig } from "./sandbox-types.js";
 import type { StartedSandbox } from "./started-sandbox.js";
 import { WarmPool } from "./warm-pool.js";
 
@@ -35,124 +28,8 @@ export interface ContainerRuntime extends SkillRuntime {
 /** The default image of handler skills: the one `scripts/build-test-image.sh` builds. */
 export const DEFAULT_SANDBOX_IMAGE = "localhost/skillbox-node:latest";
 
-/** How much of stderr an error message quotes. */
-const STDERR_TAIL_BYTES = 2_000;
-/** podman and docker exit with 125 when the engine itself fails (no such image, bad flag). */
-const ENGINE_FAILURE_EXIT_CODE = 125;
-
-interface JobPlan {
-  mode: "command" | "handler";
-  image: string;
-  command: string[];
-  env: Record<string, string>;
-  config: SandboxConfig;
-}
-
-interface ResultLine {
-  ok: boolean;
-  output?: unknown;
-  error?: SerializedError;
-}
-
-function label(skill: Skill): string {
-  return `${skill.name}@${skill.version}`;
-}
-
-function stderrTail(result: SandboxResult): string {
-  const text = result.stderr.trim();
-  return text.length > STDERR_TAIL_BYTES ? `…${text.slice(-STDERR_TAIL_BYTES)}` : text;
-}
-
-/** The error for a sandbox that ended without a usable answer. */
-function failure(skill: Skill, result: SandboxResult, config: SandboxConfig): SkillboxError {
-  const stderr = stderrTail(result);
-  const data = { exitCode: result.exitCode, stderr, sandboxId: result.id, provider: result.provider };
-  if (result.oomKilled) {
-    return new SkillboxError(
-      "OUT_OF_MEMORY",
-      `${label(skill)} ran out of memory in its sandbox (limit ${config.memoryMb ?? "none"} MiB); raise sandbox.memoryMb`,
-      { data },
-    );
-  }
-  if (result.killed) {
-    return new SkillboxError("SANDBOX_FAILED", `${label(skill)}: its sandbox was killed`, { data });
-  }
-  if (result.exitCode === ENGINE_FAILURE_EXIT_CODE) {
-    return new SkillboxError(
-      "SANDBOX_FAILED",
-      `${label(skill)}: the ${result.provider} engine could not start the sandbox: ${stderr || "no message"}`,
-      { data, retryable: false },
-    );
-  }
-  return new SkillboxError(
-    "HANDLER_ERROR",
-    `${label(skill)} exited with code ${result.exitCode}${stderr ? `: ${stderr}` : " and no message on stderr"}`,
-    { data },
-  );
-}
-
-/** Forwards the sandbox's stderr to the execution's logger: JSON lines at their level, the rest as info. */
-function forwardLogs(stderr: string, logger: SkillLogger): void {
-  for (const line of stderr.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const { level, message, time: _time, ...fields } = JSON.parse(line) as Record<string, unknown>;
-      if (
-        typeof message === "string" &&
-        (level === "debug" || level === "info" || level === "warn" || level === "error")
-      ) {
-        logger[level](message, fields);
-        continue;
-      }
-    } catch {
-      // Not a log entry: plain output.
-    }
-    logger.info(line, { stream: "stderr" });
-  }
-}
-
-/** The output of a command skill: its stdout as JSON (empty stdout is `null`). */
-function parseCommandOutput(skill: Skill, result: SandboxResult): unknown {
-  if (result.truncated) {
-    throw new SkillboxError(
-      "OUTPUT_INVALID",
-      `${label(skill)} printed more than the sandbox's output limit; print only the output JSON on stdout and logs on stderr`,
-    );
-  }
-  const text = result.stdout.trim();
-  if (text === "") return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new SkillboxError(
-      "HANDLER_ERROR",
-      `${label(skill)} printed something that is not JSON on stdout (${JSON.stringify(text.slice(0, 200))}); ` +
-        "print only the output JSON on stdout and logs on stderr",
-    );
-  }
-}
-
-/** The runner's first line, printed once the handler module is loaded. */
-const READY_LINE = '{"ready":true}';
-
-/** Waits until the runner in `sandbox` has loaded the handler (handler skills only). */
-async function untilReady(sandbox: StartedSandbox): Promise<StartedSandbox> {
-  const line = await sandbox.readLine();
-  if (line !== READY_LINE && line !== undefined) {
-    throw new SkillboxError(
-      "SANDBOX_FAILED",
-      `the sandbox runner printed ${JSON.stringify(line)} before its ready mark`,
-    );
-  }
-  return sandbox;
-}
-
-/** The runner's result line, or `undefined` when the sandbox ended without one. */
-async function resultLine(sandbox: StartedSandbox): Promise<ResultLine | undefined> {
-  let line = await sandbox.readLine();
-  if (line === READY_LINE) line = await sandbox.readLine();
-  return line === undefined ? undefined : (JSON.parse(line) as ResultLine);
-}
+/** How long a warm sandbox may take to load its handler before it is given up. */
+const WARM_START_TIMEOUT_MS = 60_000;
 
 /**
  * The `container` runtime: each execution of a skill with `runtime: "container"` runs in a
@@ -164,6 +41,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
   const runner = options.runner ?? sandboxRunner;
   const plans = new Map<string, Promise<JobPlan>>();
   const pools = new Map<string, { key: string; pool: WarmPool }>();
+  /** Every sandbox this runtime started that has not ended (warm ones included). */
+  const live = new Set<StartedSandbox>();
 
   const keyOf = (skill: Skill) => `${skill.id}:${skill.contentHash}`;
 
@@ -222,8 +101,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
     const pool = new WarmPool(
       size,
       async () => {
-        const sandbox = await runner.start(plan.image, plan.command, plan.env, plan.config);
-        return plan.mode === "handler" ? untilReady(sandbox) : sandbox;
+        const sandbox = await startSandbox(plan);
+        return plan.mode === "handler" ? untilReady(sandbox, WARM_START_TIMEOUT_MS) : sandbox;
       },
       (error) => options.onWarmPoolError?.(error, skill),
     );
@@ -231,41 +110,25 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
     return pool;
   }
 
+  /** Starts a sandbox for `plan` and tracks it until it ended, so `close()` can stop it. */
+  async function startSandbox(plan: JobPlan): Promise<StartedSandbox> {
+    const sandbox = await runner.start(plan.image, plan.command, plan.env, plan.config);
+    live.add(sandbox);
+    const forget = () => live.delete(sandbox);
+    sandbox.result.then(forget, forget);
+    return sandbox;
+  }
+
   async function execute(skill: Skill, input: unknown, context: SkillContext): Promise<unknown> {
     const plan = await planFor(skill);
     const pool = await poolFor(skill);
-    const sandbox = pool?.take() ?? (await runner.start(plan.image, plan.command, plan.env, plan.config));
-    const job =
-      plan.mode === "command"
-        ? JSON.stringify(input ?? null)
-        : JSON.stringify({
-            input,
-            context: {
-              executionId: context.executionId,
-              attempt: context.attempt,
-              apiKeyId: context.apiKeyId,
-              sessionId: context.sessionId,
-              skill: { name: skill.name, version: skill.version },
-            },
-          });
-    const line = plan.mode === "handler" ? resultLine(sandbox) : undefined;
-    sandbox.send(job, context.signal);
-    sandbox.result.then(
-      (result) => forwardLogs(result.stderr, context.logger),
-      () => {},
-    );
-    if (line !== undefined) {
-      // The answer is complete with its line; the engine's teardown goes on in the background.
-      const answer = await line;
-      if (answer !== undefined) {
-        if (answer.ok) return answer.output;
-        throw reviveError(answer.error ?? { message: "the sandbox runner reported no error" });
-      }
+    try {
+      return await runSandboxJob(skill, plan, pool?.take() ?? (await startSandbox(plan)), input, context);
+    } finally {
+      // Refilled once the job is answered, so the replacement's start-up (hundreds of ms of
+      // engine CPU) does not slow down the job it replaces.
+      pool?.fill();
     }
-    const result = await sandbox.result;
-    if (result.exitCode !== 0 || result.killed || plan.mode === "handler")
-      throw failure(skill, result, plan.config);
-    return parseCommandOutput(skill, result);
   }
 
   return {
@@ -279,6 +142,11 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
       pools.clear();
       plans.clear();
       await Promise.all(open.map(({ pool }) => pool.close()));
+      // Warm sandboxes still starting, and sandboxes of timed-out or cancelled executions
+      // whose removal is still under way.
+      const left = [...live];
+      await Promise.all(left.map((sandbox) => sandbox.kill()));
+      await Promise.all(left.map((sandbox) => sandbox.result.catch(() => {})));
     },
   };
 }

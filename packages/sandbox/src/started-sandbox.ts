@@ -164,6 +164,7 @@ export class StartedSandbox {
     clearTimeout(this.timer);
     for (const waiter of this.lineWaiters.splice(0)) waiter(undefined);
     if (outcome.exitCode === undefined && outcome.signal === undefined) {
+      await this.provider.finish?.(this.spec, 1).catch(() => {});
       throw new SkillboxError(
         "SANDBOX_UNAVAILABLE",
         `the ${this.provider.name} sandbox provider could not start (${outcome.shortMessage}); install it, ` +

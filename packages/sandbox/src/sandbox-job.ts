@@ -1,0 +1,190 @@
+import {
+  reviveError,
+  type SerializedError,
+  type Skill,
+  SkillboxError,
+  type SkillContext,
+  type SkillLogger,
+} from "@skillbox/core";
+import type { SandboxConfig, SandboxResult } from "./sandbox-types.js";
+import type { StartedSandbox } from "./started-sandbox.js";
+
+/** How one skill's executions run in a sandbox, worked out once per skill version. */
+export interface JobPlan {
+  /** `command`: the skill's own command in an image; `handler`: Skillbox's runner loads its handler. */
+  mode: "command" | "handler";
+  image: string;
+  command: string[];
+  env: Record<string, string>;
+  config: SandboxConfig;
+}
+
+interface ResultLine {
+  ok: boolean;
+  output?: unknown;
+  error?: SerializedError;
+}
+
+/** How much of stderr an error message quotes. */
+const STDERR_TAIL_BYTES = 2_000;
+/** podman and docker exit with 125 when the engine itself fails (no such image, bad flag). */
+const ENGINE_FAILURE_EXIT_CODE = 125;
+
+export function label(skill: Skill): string {
+  return `${skill.name}@${skill.version}`;
+}
+
+function stderrTail(result: SandboxResult): string {
+  const text = result.stderr.trim();
+  return text.length > STDERR_TAIL_BYTES ? `…${text.slice(-STDERR_TAIL_BYTES)}` : text;
+}
+
+/** The error for a sandbox that ended without a usable answer. */
+function failure(skill: Skill, result: SandboxResult, config: SandboxConfig): SkillboxError {
+  const stderr = stderrTail(result);
+  const data = { exitCode: result.exitCode, stderr, sandboxId: result.id, provider: result.provider };
+  if (result.oomKilled) {
+    return new SkillboxError(
+      "OUT_OF_MEMORY",
+      `${label(skill)} ran out of memory in its sandbox (limit ${config.memoryMb ?? "none"} MiB); raise sandbox.memoryMb`,
+      { data },
+    );
+  }
+  if (result.killed) {
+    return new SkillboxError("SANDBOX_FAILED", `${label(skill)}: its sandbox was killed`, { data });
+  }
+  if (result.exitCode === ENGINE_FAILURE_EXIT_CODE) {
+    return new SkillboxError(
+      "SANDBOX_FAILED",
+      `${label(skill)}: the ${result.provider} engine could not start the sandbox: ${stderr || "no message"}`,
+      { data, retryable: false },
+    );
+  }
+  return new SkillboxError(
+    "HANDLER_ERROR",
+    `${label(skill)} exited with code ${result.exitCode}${stderr ? `: ${stderr}` : " and no message on stderr"}`,
+    { data },
+  );
+}
+
+/** Forwards the sandbox's stderr to the execution's logger: JSON lines at their level, the rest as info. */
+function forwardLogs(stderr: string, logger: SkillLogger): void {
+  for (const line of stderr.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const { level, message, time: _time, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      if (
+        typeof message === "string" &&
+        (level === "debug" || level === "info" || level === "warn" || level === "error")
+      ) {
+        logger[level](message, fields);
+        continue;
+      }
+    } catch {
+      // Not a log entry: plain output.
+    }
+    logger.info(line, { stream: "stderr" });
+  }
+}
+
+function outputTooLarge(skill: Skill): SkillboxError {
+  return new SkillboxError(
+    "OUTPUT_INVALID",
+    `${label(skill)} printed more than the sandbox's output limit (1 MiB per stream); return a smaller output, ` +
+      "and write logs to stderr rather than stdout",
+  );
+}
+
+/** The output of a command skill: its stdout as JSON (empty stdout is `null`). */
+function parseCommandOutput(skill: Skill, result: SandboxResult): unknown {
+  if (result.truncated) throw outputTooLarge(skill);
+  const text = result.stdout.trim();
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SkillboxError(
+      "HANDLER_ERROR",
+      `${label(skill)} printed something that is not JSON on stdout (${JSON.stringify(text.slice(0, 200))}); ` +
+        "print only the output JSON on stdout and logs on stderr",
+    );
+  }
+}
+
+/** The runner's first line, printed once the handler module is loaded. */
+const READY_LINE = '{"ready":true}';
+
+/** Waits until the runner in `sandbox` has loaded the handler (handler skills only). */
+export async function untilReady(sandbox: StartedSandbox, timeoutMs: number): Promise<StartedSandbox> {
+  let timer: NodeJS.Timeout | undefined;
+  const line = await Promise.race([
+    sandbox.readLine(),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void sandbox.kill();
+        reject(
+          new SkillboxError("SANDBOX_FAILED", `the sandbox did not load its handler within ${timeoutMs} ms`),
+        );
+      }, timeoutMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (line !== READY_LINE && line !== undefined) {
+    throw new SkillboxError(
+      "SANDBOX_FAILED",
+      `the sandbox runner printed ${JSON.stringify(line)} before its ready mark`,
+    );
+  }
+  return sandbox;
+}
+
+/** The runner's result line, or `undefined` when the sandbox ended without one. */
+async function resultLine(sandbox: StartedSandbox): Promise<ResultLine | undefined> {
+  let line = await sandbox.readLine();
+  if (line === READY_LINE) line = await sandbox.readLine();
+  return line === undefined ? undefined : (JSON.parse(line) as ResultLine);
+}
+
+/** The job's stdin: the input for a command, the input and context for the handler runner. */
+function jobInput(skill: Skill, plan: JobPlan, input: unknown, context: SkillContext): string {
+  if (plan.mode === "command") return JSON.stringify(input ?? null);
+  return JSON.stringify({
+    input,
+    context: {
+      executionId: context.executionId,
+      attempt: context.attempt,
+      apiKeyId: context.apiKeyId,
+      sessionId: context.sessionId,
+      skill: { name: skill.name, version: skill.version },
+    },
+  });
+}
+
+/**
+ * Gives one execution's job to a started sandbox and turns what comes back into the output or
+ * the error. A handler sandbox answers with a line, so the execution ends before the engine has
+ * torn the sandbox down; a command's answer is its stdout once it exited.
+ */
+export async function runSandboxJob(
+  skill: Skill,
+  plan: JobPlan,
+  sandbox: StartedSandbox,
+  input: unknown,
+  context: SkillContext,
+): Promise<unknown> {
+  const line = plan.mode === "handler" ? resultLine(sandbox) : undefined;
+  sandbox.send(jobInput(skill, plan, input, context), context.signal);
+  sandbox.result.then(
+    (result) => forwardLogs(result.stderr, context.logger),
+    () => {},
+  );
+  const answer = await line;
+  if (answer !== undefined) {
+    if (answer.ok) return answer.output;
+    throw reviveError(answer.error ?? { message: "the sandbox runner reported no error" });
+  }
+  const result = await sandbox.result;
+  if (result.truncated && result.exitCode === 0 && !result.killed) throw outputTooLarge(skill);
+  if (result.exitCode !== 0 || result.killed || plan.mode === "handler")
+    throw failure(skill, result, plan.config);
+  return parseCommandOutput(skill, result);
+}
