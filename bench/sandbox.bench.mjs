@@ -3,7 +3,8 @@
 //    provider builds, spawned directly) vs the same through `SandboxRunner.run`;
 // 2. bare `node -e 0` vs the bwrap provider running it;
 // 3. a container handler skill through the executor: cold (a sandbox started per execution) vs
-//    warm pool (a pre-started sandbox takes the job).
+//    warm pool (a pre-started sandbox with the handler loaded takes the job), each measured with
+//    no other sandbox starting or stopping.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,12 +28,16 @@ const SKILL_RUNS = Number(process.env.BENCH_SKILL_RUNS ?? 20);
 const PODMAN_TARGET = 1.1;
 const BWRAP_TARGET = 1.15;
 const WARM_TARGET_MS = 20;
+const ENGINE_SETTLE_MS = 1_500;
 
 /** Spawns a command, closes its stdin and resolves with the wall time until it exited. */
-function timeProcess(file, args, env) {
+function timeProcess(file, args, env, descriptor3) {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ["pipe", "ignore", "ignore"] });
+    const stdio =
+      descriptor3 === undefined ? ["pipe", "ignore", "ignore"] : ["pipe", "ignore", "ignore", "pipe"];
+    const child = spawn(file, args, { env, stdio });
+    if (descriptor3 !== undefined) child.stdio[3].end(descriptor3);
     child.stdin.end();
     child.on("error", reject);
     child.on("exit", (code) =>
@@ -64,6 +69,28 @@ const podmanRunner = new SandboxRunner({ provider: podman });
 const bwrapRunner = new SandboxRunner({ provider: createBwrapProvider() });
 const directory = temporaryDirectory("skillbox-sandbox-bench");
 try {
+  // --- 2. bare node vs bwrap (first: podman leaves cleanup work running after each container) ------------------------------------------------------------------
+  // Also the provider's own command line spawned directly (no cgroup), to show what bwrap itself
+  // costs apart from the runner.
+  const bwrap = createBwrapProvider();
+  const rawBwrap = () => {
+    const config = resolveSandboxConfig();
+    const plan = bwrap.plan({
+      id: "bench",
+      image: "",
+      command: [process.execPath, "-e", "0"],
+      env: {},
+      config,
+    });
+    return timeProcess(plan.file, plan.args, plan.env, plan.descriptor3);
+  };
+  const bwrapSamples = { baseline: [], candidate: [], raw: [] };
+  for (let round = 0; round < BWRAP_ROUNDS; round++) {
+    bwrapSamples.baseline.push(await timeProcess(process.execPath, ["-e", "0"], { PATH: process.env.PATH }));
+    bwrapSamples.raw.push(await rawBwrap());
+    bwrapSamples.candidate.push(await timeRun(bwrapRunner, [process.execPath, "-e", "0"]));
+  }
+
   // --- 1. raw podman vs SandboxRunner ---------------------------------------------------------
   const rawPlan = () =>
     podman.plan({
@@ -81,13 +108,6 @@ try {
       return timeProcess(plan.file, plan.args, plan.env);
     },
     () => timeRun(podmanRunner, command),
-  );
-
-  // --- 2. bare node vs bwrap ------------------------------------------------------------------
-  const bwrapSamples = await interleave(
-    BWRAP_ROUNDS,
-    () => timeProcess(process.execPath, ["-e", "0"], { PATH: process.env.PATH }),
-    () => timeRun(bwrapRunner, [process.execPath, "-e", "0"]),
   );
 
   // --- 3. cold vs warm container skill through the executor ---------------------------------
@@ -129,19 +149,38 @@ try {
     return performance.now() - start;
   };
   const warmSkill = host.registry.resolveVersion("echo-warm", "*");
+  // Each measured execution starts when nothing but the warm sandbox runs: the engine tears a
+  // sandbox down in the background after its answer, which would otherwise share the CPU.
+  const quiet = async (expected) => {
+    while (podmanRunner.getRunningCount() > expected) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
   const cold = [];
   const warm = [];
+  const backToBack = [];
   await execute("echo-cold");
   for (let run = 0; run < SKILL_RUNS; run++) {
+    await quiet(0);
     cold.push(await execute("echo-cold"));
+  }
+  for (let run = 0; run < SKILL_RUNS; run++) {
     await runtime.warmUp(warmSkill);
+    await quiet(1);
+    // The engine keeps working for a while after a container starts or exits (conmon, `podman
+    // container cleanup`), outside the runner: measure the warm path on an idle engine.
+    await new Promise((resolve) => setTimeout(resolve, ENGINE_SETTLE_MS));
     warm.push(await execute("echo-warm"));
+  }
+  // Back to back: the previous sandbox's teardown and the pool's refill share the two cores.
+  for (let run = 0; run < SKILL_RUNS; run++) {
+    await runtime.warmUp(warmSkill);
+    backToBack.push(await execute("echo-warm"));
   }
   await host.close();
 
   // --- report -------------------------------------------------------------------------------
   const podmanRatio = median(podmanSamples.candidate) / median(podmanSamples.baseline);
   const bwrapRatio = median(bwrapSamples.candidate) / median(bwrapSamples.baseline);
+  const rawBwrapRatio = median(bwrapSamples.raw) / median(bwrapSamples.baseline);
   console.log(`sandboxes (${IMAGE}, node -e 0; medians of interleaved rounds)`);
   printTable([
     ["", "baseline", "skillbox", "ratio", "target", ""],
@@ -161,6 +200,14 @@ try {
       `<= ${BWRAP_TARGET}x`,
       verdict(bwrapRatio <= BWRAP_TARGET),
     ],
+    [
+      "  of which bwrap itself (its command line, spawned raw)",
+      formatMs(median(bwrapSamples.baseline)),
+      formatMs(median(bwrapSamples.raw)),
+      `${rawBwrapRatio.toFixed(2)}x`,
+      "(info)",
+      "",
+    ],
   ]);
   console.log(`container skill through the executor (podman, ${SKILL_RUNS} runs each)`);
   printTable([
@@ -172,6 +219,13 @@ try {
       formatMs(percentile(warm, 90)),
       `p50 < ${WARM_TARGET_MS} ms`,
       verdict(median(warm) < WARM_TARGET_MS),
+    ],
+    [
+      "warm pool, back to back (teardown + refill running)",
+      formatMs(median(backToBack)),
+      formatMs(percentile(backToBack, 90)),
+      "(info)",
+      "",
     ],
   ]);
 } finally {

@@ -125,9 +125,10 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
     try {
       return await runSandboxJob(skill, plan, pool?.take() ?? (await startSandbox(plan)), input, context);
     } finally {
-      // Refilled once the job is answered, so the replacement's start-up (hundreds of ms of
-      // engine CPU) does not slow down the job it replaces.
-      pool?.fill();
+      // Refilled after the job is answered and the execution has been recorded and returned:
+      // starting a sandbox forks the engine's client, which blocks this thread for milliseconds,
+      // and its start-up takes hundreds of ms of engine CPU.
+      if (pool !== undefined) setTimeout(() => pool.fill(), 0);
     }
   }
 
