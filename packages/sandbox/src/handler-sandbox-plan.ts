@@ -7,32 +7,52 @@ import type { SandboxMount } from "./sandbox-types.js";
 
 /** The runner script, beside `src/` and `dist/` so both resolve it. */
 const RUNNER_FILE = fileURLToPath(new URL("../runner/container-runner.mjs", import.meta.url));
-const RUNNER_HOME = "/opt/skillbox";
-const SKILL_MOUNT = "/skill";
+/** Where the runner and the skill are mounted: in an image, or on the host's root under bwrap. */
+interface SandboxLayout {
+  home: string;
+  skill: string;
+  node: string;
+}
+
+const IMAGE_LAYOUT: SandboxLayout = { home: "/opt/skillbox", skill: "/skill", node: "node" };
+/**
+ * bwrap shows the host's root read-only, where no new mount point can be made, and a fresh
+ * tmpfs at /tmp, where it can: a checkout under /tmp would otherwise vanish.
+ */
+const HOST_ROOT_LAYOUT: SandboxLayout = {
+  home: "/tmp/.skillbox",
+  skill: "/tmp/.skillbox/skill",
+  node: process.execPath,
+};
 
 function packageFolder(specifier: string, from: string): string {
   return realpathSync(dirname(createRequire(from).resolve(`${specifier}/package.json`)));
 }
 
-let runtimeMounts: SandboxMount[] | undefined;
+let runnerSources: { runner: string; core: string; jiti: string; zod: string } | undefined;
 
 /**
  * The host folders the runner needs inside an image: itself, the light entry of
  * `@skillbox/core` and its two dependencies (jiti to load TypeScript, zod for `defineSkill`).
  * Nothing else of the host is visible.
  */
-function runnerMounts(): SandboxMount[] {
-  if (runtimeMounts === undefined) {
+function runnerMounts(home: string): SandboxMount[] {
+  if (runnerSources === undefined) {
     const core = packageFolder("@skillbox/core", RUNNER_FILE);
     const coreManifest = join(core, "package.json");
-    runtimeMounts = [
-      { source: dirname(RUNNER_FILE), target: `${RUNNER_HOME}/runner` },
-      { source: core, target: `${RUNNER_HOME}/node_modules/@skillbox/core` },
-      { source: packageFolder("jiti", coreManifest), target: `${RUNNER_HOME}/node_modules/jiti` },
-      { source: packageFolder("zod", coreManifest), target: `${RUNNER_HOME}/node_modules/zod` },
-    ];
+    runnerSources = {
+      runner: dirname(RUNNER_FILE),
+      core,
+      jiti: packageFolder("jiti", coreManifest),
+      zod: packageFolder("zod", coreManifest),
+    };
   }
-  return runtimeMounts;
+  return [
+    { source: runnerSources.runner, target: `${home}/runner` },
+    { source: runnerSources.core, target: `${home}/node_modules/@skillbox/core` },
+    { source: runnerSources.jiti, target: `${home}/node_modules/jiti` },
+    { source: runnerSources.zod, target: `${home}/node_modules/zod` },
+  ];
 }
 
 /** How a handler skill with no command of its own runs in a sandbox. */
@@ -42,22 +62,18 @@ export interface HandlerSandboxPlan {
 }
 
 /**
- * Runs the skill's own TypeScript/JavaScript handler through Skillbox's runner: in an image,
- * the skill's folder is mounted read-only at `/skill` beside the runner; under a provider
- * without images (bwrap), the host's paths are used as they are.
+ * Runs the skill's own TypeScript/JavaScript handler through Skillbox's runner: the skill's
+ * folder is mounted read-only beside the runner and the three packages it needs, in an image
+ * at `/skill`, under bwrap (no image) in the sandbox's own /tmp.
  */
 export function planHandlerSandbox(skill: Skill, usesImages: boolean): HandlerSandboxPlan {
+  const layout = usesImages ? IMAGE_LAYOUT : HOST_ROOT_LAYOUT;
   const modulePath = realpathSync(handlerModulePath(skill, "a container sandbox"));
   const declaredRoot = (skill.metadata as { root?: unknown } | undefined)?.root;
   const root = typeof declaredRoot === "string" ? realpathSync(declaredRoot) : dirname(modulePath);
-  if (!usesImages) {
-    // The host's root is visible read-only, but /tmp is a fresh tmpfs: bind the skill's folder
-    // again in case it lives there.
-    return { command: [process.execPath, RUNNER_FILE, modulePath], mounts: [{ source: root, target: root }] };
-  }
   const inside = relative(root, modulePath).split(sep).join("/");
   return {
-    command: ["node", `${RUNNER_HOME}/runner/container-runner.mjs`, `${SKILL_MOUNT}/${inside}`],
-    mounts: [...runnerMounts(), { source: root, target: SKILL_MOUNT }],
+    command: [layout.node, `${layout.home}/runner/container-runner.mjs`, `${layout.skill}/${inside}`],
+    mounts: [...runnerMounts(layout.home), { source: root, target: layout.skill }],
   };
 }
