@@ -1,4 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   appleContainerRunArgs,
   bwrapArgs,
@@ -16,7 +19,7 @@ import {
   type SandboxProvider,
   type SandboxSpec,
 } from "@skillbox/sandbox";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { describeWithEngine, podmanRequirement } from "./engine-availability.js";
 
 const SECRET_VALUE = '{"apiKey":"do-not-show-in-ps"}';
@@ -24,13 +27,21 @@ const SECRET_VALUE = '{"apiKey":"do-not-show-in-ps"}';
 /** A spec as the runner builds it, with a secret-bearing variable and a CLI variable (PATH). */
 function spec(config: SandboxConfig = {}): SandboxSpec {
   return {
-    id: "skillbox-test-id",
+    id: `skillbox-test-${randomUUID()}`,
     image: "localhost/skillbox-node:test",
     command: ["node", "-e", "0"],
     env: { INPUT_DATA: SECRET_VALUE, PATH: "/sandbox/bin:/usr/bin" },
     config: resolveSandboxConfig(config),
   };
 }
+
+// Planning a container CLI writes the sandbox's env file; the runner deletes it when the
+// sandbox ends, and these tests, which start no sandbox, delete theirs here.
+afterEach(() => {
+  for (const file of readdirSync(tmpdir())) {
+    if (file.startsWith("skillbox-test-") && file.endsWith(".env")) rmSync(join(tmpdir(), file));
+  }
+});
 
 /** The value that follows each occurrence of `flag`. */
 function valuesOf(args: string[], flag: string): string[] {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -25,11 +25,8 @@ export interface ContainerCliProviderOptions {
 /** Variables the CLI needs from the host to find its engine; nothing else of the host reaches it. */
 const CLIENT_VARIABLE = /^(PATH|HOME|TMPDIR|USER|LANG|(XDG|DOCKER|CONTAINER|CONTAINERS|PODMAN)_.*)$/;
 
-let environmentFolder: string | undefined;
-
 function environmentFilePath(id: string): string {
-  environmentFolder ??= mkdtempSync(join(tmpdir(), "skillbox-env-"));
-  return join(environmentFolder, `${id}.env`);
+  return join(tmpdir(), `${id}.env`);
 }
 
 /** The label every Skillbox sandbox carries, so leftovers can be found with `ps --filter label=…`. */
@@ -92,7 +89,8 @@ export function containerEnvironment(
   }
   if (lines.length > 0) {
     const path = environmentFilePath(spec.id);
-    writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600 });
+    // `wx`: never write through a file (or a planted symlink) that is already there.
+    writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600, flag: "wx" });
     args.push("--env-file", path);
   }
   return { args, env };
@@ -100,7 +98,7 @@ export function containerEnvironment(
 
 /** Deletes the env file of a sandbox that ended. */
 export function removeEnvironmentFile(id: string): void {
-  if (environmentFolder !== undefined) rmSync(environmentFilePath(id), { force: true });
+  rmSync(environmentFilePath(id), { force: true });
 }
 
 function hostEnvironment(): Record<string, string> {
