@@ -381,6 +381,28 @@ describeWithEngine("createContainerRuntime (podman)", podmanRequirement(), () =>
       await expectNothingLeft(runner);
     });
 
+    it("drops sandboxes warmed with the old code when the skill's code changes", async () => {
+      const loaded = await withFolderSkills();
+      const before = host.registry.getSkill("marker");
+      if (before === undefined) throw new Error("the marker fixture did not load");
+      await runtime.warmUp(before);
+      expect(runner.getRunningCount()).toBe(1);
+
+      // An edit, as hot reload sees it: the package syncs and the skill gets a new content hash.
+      loaded.tree.write(
+        "plugins/marker/index.js",
+        'export default function marker() {\n  return { existed: false, hostname: "edited" };\n}\n',
+      );
+      await loaded.loader.syncPackage(loaded.tree.path("plugins/marker"));
+      const after = host.registry.getSkill("marker");
+      expect(after?.contentHash).not.toBe(before.contentHash);
+
+      const execution = await host.executor.execute("marker", {});
+      expect(execution.output).toEqual({ existed: false, hostname: "edited" });
+      // The stale warm sandbox is killed; only the new version's replacement may remain.
+      await vi.waitFor(() => expect(runner.getRunningCount()).toBeLessThanOrEqual(1), CLEANUP_TIMEOUT);
+    });
+
     it("kills a warm sandbox that is still starting when the host closes", async () => {
       await withFolderSkills();
       const skill = host.registry.getSkill("stuck");
