@@ -108,7 +108,9 @@ export function createBwrapProvider(options: BwrapProviderOptions = {}): Sandbox
       cgroups.delete(spec.id);
       if (cgroup === undefined) return {};
       const oomKilled = cgroup.wasOomKilled();
-      await cgroup.remove();
+      // The last processes of the namespace may still be exiting: the folders go once they have,
+      // without holding up the result.
+      void cgroup.remove();
       return { oomKilled };
     },
   };
