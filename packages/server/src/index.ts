@@ -1,0 +1,2 @@
+export * from "./http/index.js";
+export * from "./mcp/index.js";
