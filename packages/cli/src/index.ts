@@ -1,1 +1,7 @@
-export {};
+export {
+  defineConfig,
+  type SkillboxConfig,
+  type SkillboxSandboxConfig,
+  type SkillboxServerConfig,
+} from "./config/define-config.js";
+export { main } from "./main.js";

@@ -14,6 +14,7 @@ export {
   type SkillPackage,
 } from "./manifest/read-package.js";
 export { LOADER_MARK } from "./manifest/to-registration.js";
+export { checkSyntax } from "./module/check-syntax.js";
 export { importFresh } from "./module/import-fresh.js";
 export { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
 export {

@@ -185,6 +185,15 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     return resolved;
   }
 
+  /**
+   * Looks for writes by other connections now (lookups do so once per event-loop turn) and
+   * emits `change` with origin `external` when there were any. For subscribers that must
+   * notice other processes' writes without waiting for a lookup, such as an MCP server.
+   */
+  checkForChanges(): void {
+    this.ensureFresh();
+  }
+
   /** `semver.satisfies`: true when `version` is inside `range`. */
   satisfies(version: string, range: string): boolean {
     return semver.satisfies(version, range);

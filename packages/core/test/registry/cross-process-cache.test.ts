@@ -120,6 +120,18 @@ describe("SkillRegistry", () => {
       expect(changes).toEqual([{ origin: "external", kind: "reloaded" }]);
     });
 
+    it("checkForChanges() reports another process's write without a lookup", async () => {
+      host.registry.register(skill({ version: "1.0.0" }));
+      await new Promise((resolve) => setImmediate(resolve));
+      changes.length = 0;
+
+      await runWriter(host.databasePath, [{ op: "register", skill: skill({ version: "3.0.0" }) }]);
+      expect(changes).toEqual([]);
+      host.registry.checkForChanges();
+
+      expect(changes).toEqual([{ origin: "external", kind: "reloaded" }]);
+    });
+
     it("sees through getSkill a version registered by another process", async () => {
       host.registry.register(skill({ version: "1.0.0" }));
       expect(host.registry.getSkill("x")?.version).toBe("1.0.0");

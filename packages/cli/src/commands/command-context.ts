@@ -1,0 +1,58 @@
+import type { LoadSkillsResult } from "@skillbox/loader";
+import type { Command } from "commander";
+import { loadConfig, type ResolvedConfig } from "../config/load-config.js";
+import { loadSkillFolders } from "../host/load-skill-folders.js";
+import { type CliHost, type CliHostOptions, openCliHost } from "../host/open-cli-host.js";
+import type { Terminal } from "../terminal/terminal.js";
+
+/** What every command gets: the terminal, and the exit code it sets. */
+export interface CommandContext {
+  terminal: Terminal;
+  /** The process's exit code once the command returns (0 unless a command sets it). */
+  exitCode: number;
+}
+
+/** Options every command accepts (declared on the program). */
+export interface GlobalOptions {
+  config?: string;
+  db?: string;
+}
+
+/** The config of `command`, from `--config` / `--db` and the positional folders, when it takes them. */
+export function resolveCommandConfig(command: Command, dirs?: string[]): Promise<ResolvedConfig> {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  return loadConfig({ configFile: options.config, database: options.db, dirs });
+}
+
+/** Runs `work` with a host over the configured database, closing it afterwards whatever happens. */
+export async function withHost<Result>(
+  config: ResolvedConfig,
+  work: (host: CliHost) => Promise<Result>,
+  options: CliHostOptions = {},
+): Promise<Result> {
+  const host = openCliHost(config, options);
+  try {
+    return await work(host);
+  } finally {
+    await host.close();
+  }
+}
+
+/**
+ * Runs `work` with the configured folders loaded into a fresh host (so folder skills are found
+ * and served), then stops serving them and closes the host.
+ */
+export function withLoadedSkills<Result>(
+  context: CommandContext,
+  config: ResolvedConfig,
+  work: (host: CliHost, loaded: LoadSkillsResult) => Promise<Result>,
+): Promise<Result> {
+  return withHost(config, async (host) => {
+    const loaded = await loadSkillFolders(host, config, context.terminal);
+    try {
+      return await work(host, loaded);
+    } finally {
+      loaded.loader.close();
+    }
+  });
+}

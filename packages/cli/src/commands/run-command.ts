@@ -1,0 +1,67 @@
+import { SkillboxError } from "@skillbox/core";
+import { type Command, InvalidArgumentError } from "commander";
+import { readRunInput } from "../input/read-run-input.js";
+import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./command-context.js";
+
+interface RunOptions {
+  input?: string;
+  inputFile?: string;
+  timeout?: number;
+  session?: string;
+  json?: boolean;
+}
+
+function parseMilliseconds(value: string): number {
+  const milliseconds = Number(value);
+  if (!Number.isInteger(milliseconds) || milliseconds <= 0) {
+    throw new InvalidArgumentError("must be a positive whole number of milliseconds");
+  }
+  return milliseconds;
+}
+
+/**
+ * `skillbox run <name[@range]>`: loads the folders, executes once (recorded in the audit trail
+ * like any other call) and prints the output; a failed execution prints its code and exits 1.
+ */
+export function registerRunCommand(program: Command, context: CommandContext): void {
+  program
+    .command("run")
+    .description("execute a skill and print its output")
+    .argument("<skill>", "skill name, optionally with a version range (echo@^1)")
+    .option("--input <json>", "the input as JSON")
+    .option("--input-file <file>", "read the input JSON from a file (- for stdin)")
+    .option("--timeout <ms>", "per-attempt timeout", parseMilliseconds)
+    .option("--session <id>", "session id recorded with the execution")
+    .option("--json", "print the whole execution record")
+    .action(async (reference: string, options: RunOptions, command: Command) => {
+      const config = await resolveCommandConfig(command);
+      // Read before loading: a bad --input should fail fast, not after the folders loaded.
+      const input = await readRunInput(options);
+      const { terminal } = context;
+      const execution = await withLoadedSkills(context, config, async (host) => {
+        const progress = terminal.progress(`running ${reference}`);
+        try {
+          return await host.executor.execute(reference, input, {
+            apiKeyId: config.owner,
+            sessionId: options.session,
+            timeoutMs: options.timeout,
+          });
+        } finally {
+          progress.stop();
+        }
+      });
+      if (options.json) terminal.printJson(execution);
+      if (execution.status === "success") {
+        if (!options.json) terminal.printJson(execution.output ?? null);
+        return;
+      }
+      const error = execution.error ?? {
+        code: execution.status.toUpperCase(),
+        message: `ended ${execution.status}`,
+      };
+      terminal.fail(
+        new SkillboxError(error.code, `${execution.skillName}@${execution.skillVersion}: ${error.message}`),
+      );
+      context.exitCode = 1;
+    });
+}

@@ -1,0 +1,34 @@
+import { SkillboxError } from "@skillbox/core";
+import type { Command } from "commander";
+import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./command-context.js";
+
+/**
+ * `skillbox enable|disable <name@version>`: flips a version's flag in the registry. It sticks
+ * across loads until the package's files change (see `ToggleKeepingRegistry`), and a running
+ * server on the same database sees it on its next lookup.
+ */
+export function registerToggleCommands(program: Command, context: CommandContext): void {
+  for (const enabled of [true, false]) {
+    const verb = enabled ? "enable" : "disable";
+    program
+      .command(verb)
+      .description(`${verb} a skill version (name@version; a bare name means its highest version)`)
+      .argument("<skill>", "name@version")
+      .action(async (reference: string, _options: unknown, command: Command) => {
+        const config = await resolveCommandConfig(command);
+        const skill = await withLoadedSkills(context, config, async (host) => {
+          const found = host.registry.getSkill(reference, config.owner);
+          if (found === undefined) {
+            throw new SkillboxError(
+              "SKILL_NOT_FOUND",
+              `no skill matches "${reference}"; \`skillbox list\` shows the skills there are`,
+            );
+          }
+          return found.enabled === enabled
+            ? found
+            : (host.registry.setEnabledById(found.id, enabled) ?? found);
+        });
+        context.terminal.print(`${enabled ? "enabled" : "disabled"} ${skill.name}@${skill.version}`);
+      });
+  }
+}

@@ -1,0 +1,70 @@
+import { isSandboxProviderName } from "@skillbox/sandbox";
+import { z } from "zod";
+
+const port = z
+  .number({ error: "must be a port number" })
+  .int("must be a whole number")
+  .min(0, "must be 0 (any free port) or more")
+  .max(65535, "must be at most 65535");
+
+/**
+ * Zod schema of a config file's default export. Unknown fields are errors, so a typo such as
+ * `dir` is reported instead of silently ignored.
+ */
+export const configSchema = z
+  .object(
+    {
+      dirs: z
+        .array(z.string().min(1, "must not be empty"), { error: "must be a list of folders" })
+        .optional(),
+      npm: z.boolean({ error: "must be true or false" }).optional(),
+      database: z.string({ error: "must be a file path" }).min(1, "must be a file path").optional(),
+      owner: z.string({ error: "must be an owner id" }).min(1, "must be an owner id").optional(),
+      server: z
+        .object(
+          {
+            port: port.optional(),
+            host: z.string({ error: "must be a host name or address" }).min(1).optional(),
+            apiKeys: z
+              .record(z.string().min(1), z.string().min(1, "must name an owner"), {
+                error: 'must map API keys to owner ids, such as { "key-1": "acme" }',
+              })
+              .optional(),
+            maxBodyBytes: z.number().int().positive("must be a positive number of bytes").optional(),
+          },
+          { error: "must be an object" },
+        )
+        .strict()
+        .optional(),
+      sandbox: z
+        .object(
+          {
+            runtime: z
+              .string({ error: "must be a sandbox provider name" })
+              .refine(isSandboxProviderName, {
+                error: (issue) =>
+                  `must be a sandbox provider such as "podman", "docker" or "bwrap", got ${JSON.stringify(issue.input)}`,
+              })
+              .optional(),
+            warmPoolSize: z
+              .number()
+              .int()
+              .min(0, "must be 0 or more")
+              .max(64, "must be at most 64")
+              .optional(),
+            image: z.string().min(1).optional(),
+          },
+          { error: "must be an object" },
+        )
+        .strict()
+        .optional(),
+    },
+    { error: "must be an object: export default defineConfig({ ... })" },
+  )
+  .strict();
+
+/** A config file's content once validated. */
+export type ValidatedConfig = z.output<typeof configSchema>;
+
+/** The schema of a port given on the command line or in `SKILLBOX_PORT`. */
+export const portSchema = port;

@@ -1,0 +1,48 @@
+import type { SandboxProviderName } from "@skillbox/sandbox";
+
+/** The `server` block of {@link SkillboxConfig}: where `skillbox dev` and `skillbox serve` listen. */
+export interface SkillboxServerConfig {
+  /** TCP port (default 3000; 0 picks a free one). `--port` and `SKILLBOX_PORT` win over it. */
+  port?: number;
+  /** Interface to bind (default `127.0.0.1`). `--host` and `SKILLBOX_HOST` win over it. */
+  host?: string;
+  /**
+   * API key → owner id. A request's key decides whose skills it sees. `SKILLBOX_API_KEYS`
+   * (`"key1:owner1,key2:owner2"`) wins over it, so secrets can stay out of the file.
+   */
+  apiKeys?: Record<string, string>;
+  /** Largest request body accepted, in bytes (default: the server's). */
+  maxBodyBytes?: number;
+}
+
+/** The `sandbox` block of {@link SkillboxConfig}: how `runtime: "container"` skills run. */
+export interface SkillboxSandboxConfig {
+  /** The sandbox provider (`podman`, `docker`, `bwrap`, …); default: `SKILLBOX_SANDBOX_RUNTIME`, else the first installed. */
+  runtime?: SandboxProviderName;
+  /** Sandboxes started ahead of time per container skill version (a skill's `sandbox.warmPool` wins). Default 0. */
+  warmPoolSize?: number;
+  /** Image of handler skills whose manifest names none (default `localhost/skillbox-node:latest`). */
+  image?: string;
+}
+
+/** What `skillbox.config.ts` (or `.mjs` / `.js`) default-exports. Relative paths are relative to the file. */
+export interface SkillboxConfig {
+  /** Folders whose subfolders are skill and interceptor packages (default `["./plugins"]`). Arguments on the command line win. */
+  dirs?: string[];
+  /** Also load installed npm packages that declare a `"skillbox"` field (default true). */
+  npm?: boolean;
+  /** The SQLite file (default `./.skillbox/skillbox.db`). `--db` and `SKILLBOX_DB` win over it. */
+  database?: string;
+  /** Owner of the loaded skills, and the caller the CLI runs skills as (default: loaded skills are global, `system`). */
+  owner?: string;
+  server?: SkillboxServerConfig;
+  sandbox?: SkillboxSandboxConfig;
+}
+
+/**
+ * Types a `skillbox.config.ts`: `export default defineConfig({ dirs: ["./skills"] })`. It returns
+ * its argument unchanged; the CLI validates the file when it loads it.
+ */
+export function defineConfig(config: SkillboxConfig): SkillboxConfig {
+  return config;
+}

@@ -1,0 +1,130 @@
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { formatZodIssues, resolveDatabasePath, SkillboxError } from "@skillbox/core";
+import type { SandboxProviderName } from "@skillbox/sandbox";
+import { createJiti } from "jiti";
+import { displayPath } from "../terminal/display-path.js";
+import { configSchema, type ValidatedConfig } from "./config-schema.js";
+
+/** Config file names looked for in the working directory, in this order. */
+export const CONFIG_FILE_NAMES = [
+  "skillbox.config.ts",
+  "skillbox.config.mts",
+  "skillbox.config.mjs",
+  "skillbox.config.js",
+];
+
+/** What the command line contributes to the config. */
+export interface ConfigOverrides {
+  /** `--config`: the file to load instead of looking for one. */
+  configFile?: string;
+  /** `--db`: the database file. */
+  database?: string;
+  /** Positional folders: replace the file's `dirs`. */
+  dirs?: string[];
+}
+
+/** The config a command runs with: file, environment and command line merged, paths absolute. */
+export interface ResolvedConfig {
+  /** The config file that was loaded, if any. */
+  file: string | undefined;
+  /** Absolute package folders. */
+  dirs: string[];
+  npm: boolean;
+  /** Where `node_modules` is searched for npm skill packages. */
+  projectRoot: string;
+  /** Absolute database path (or `:memory:`). */
+  database: string;
+  owner: string | undefined;
+  server: {
+    port: number | undefined;
+    host: string | undefined;
+    apiKeys: Record<string, string> | undefined;
+    maxBodyBytes: number | undefined;
+  };
+  sandbox: { runtime: SandboxProviderName | undefined; warmPoolSize: number; image: string | undefined };
+}
+
+/**
+ * Loads `skillbox.config.{ts,mts,mjs,js}` from the working directory (or the `--config` file)
+ * with jiti, validates it, and applies the overrides: command line, then environment
+ * (`SKILLBOX_DB`), then the file, then defaults. Errors are `CONFIG_INVALID` naming the file and field.
+ */
+export async function loadConfig(overrides: ConfigOverrides = {}): Promise<ResolvedConfig> {
+  const workingDirectory = process.cwd();
+  const file = findConfigFile(workingDirectory, overrides.configFile);
+  const fileConfig = file === undefined ? {} : await readConfigFile(file);
+  const base = file === undefined ? workingDirectory : dirname(file);
+  const fromFile = (path: string) => resolve(base, path);
+  const dirs =
+    overrides.dirs !== undefined && overrides.dirs.length > 0
+      ? overrides.dirs.map((directory) => resolve(workingDirectory, directory))
+      : (fileConfig.dirs ?? ["./plugins"]).map(fromFile);
+  const databaseChoice =
+    overrides.database ??
+    process.env.SKILLBOX_DB ??
+    (fileConfig.database === undefined ? undefined : fromFile(fileConfig.database));
+  return {
+    file,
+    dirs,
+    npm: fileConfig.npm ?? true,
+    projectRoot: workingDirectory,
+    database: resolveDatabasePath(databaseChoice),
+    owner: fileConfig.owner,
+    server: {
+      port: fileConfig.server?.port,
+      host: fileConfig.server?.host,
+      apiKeys: fileConfig.server?.apiKeys,
+      maxBodyBytes: fileConfig.server?.maxBodyBytes,
+    },
+    sandbox: {
+      runtime: fileConfig.sandbox?.runtime as SandboxProviderName | undefined,
+      warmPoolSize: fileConfig.sandbox?.warmPoolSize ?? 0,
+      image: fileConfig.sandbox?.image,
+    },
+  };
+}
+
+function findConfigFile(workingDirectory: string, explicit: string | undefined): string | undefined {
+  if (explicit !== undefined) {
+    const path = resolve(workingDirectory, explicit);
+    if (!existsSync(path)) {
+      throw new SkillboxError(
+        "CONFIG_NOT_FOUND",
+        `${displayPath(path)}: no such config file; check --config`,
+      );
+    }
+    return path;
+  }
+  return CONFIG_FILE_NAMES.map((name) => resolve(workingDirectory, name)).find((path) => existsSync(path));
+}
+
+/** Imports a config file (TypeScript included) and validates its default export. */
+async function readConfigFile(file: string): Promise<ValidatedConfig> {
+  // `import { defineConfig } from "skillbox"` must work even where the CLI is installed
+  // globally or run through npx, so the name points at this very package.
+  const jiti = createJiti(import.meta.url, {
+    moduleCache: false,
+    fsCache: false,
+    interopDefault: true,
+    alias: { skillbox: fileURLToPath(new URL("../index.js", import.meta.url)) },
+  });
+  let exported: unknown;
+  try {
+    exported = await jiti.import(file, { default: true });
+  } catch (error) {
+    throw new SkillboxError(
+      "CONFIG_INVALID",
+      `${displayPath(file)}: failed to load: ${(error as Error).message}`,
+      { cause: error, data: { file } },
+    );
+  }
+  const parsed = configSchema.safeParse(exported);
+  if (!parsed.success) {
+    throw new SkillboxError("CONFIG_INVALID", formatZodIssues(parsed.error, displayPath(file)), {
+      data: { file, issues: parsed.error.issues },
+    });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,118 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Skill, SkillExecution, SkillExecutor } from "@skillbox/core";
+import { errorCodeOf } from "../terminal/format-error-line.js";
+
+/** An entry of a manifest's `examples`. */
+export interface SkillExample {
+  description?: string;
+  input: unknown;
+  /** When given, the output must equal it exactly. */
+  output?: unknown;
+}
+
+/** The outcome of one example. */
+export interface ExampleResult {
+  skill: string;
+  version: string;
+  /** 1-based position in `examples`. */
+  index: number;
+  description: string | undefined;
+  passed: boolean;
+  /** `equal` when compared with the expected output, `schema` when only the output schema was checked. */
+  check: "equal" | "schema";
+  /** The recorded execution; empty when nothing ran (the skill could not be resolved). */
+  executionId: string;
+  /** The execution's status, or `not-run`. */
+  status: string;
+  /** Why it failed. */
+  failure?: { code: string; message: string; expected?: unknown; actual?: unknown };
+  duration: number | null;
+}
+
+/** The examples the loader kept from a skill's manifest (`metadata.examples`). */
+export function examplesOf(skill: Skill): SkillExample[] {
+  const examples = (skill.metadata as { examples?: unknown } | undefined)?.examples;
+  return Array.isArray(examples) ? (examples as SkillExample[]) : [];
+}
+
+/** What a caller would receive: JSON, so `undefined` fields and the like do not count. */
+function asJson(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+/**
+ * Runs each example of `skill` through the executor — interceptors, schema checks, audit trail
+ * and all. An example with `output` passes when the output is deep-equal to it; one without
+ * passes when the execution succeeds, which means the output matched the output schema (the
+ * executor checks it).
+ */
+export async function runSkillExamples(
+  executor: SkillExecutor,
+  skill: Skill,
+  caller: string | undefined,
+): Promise<ExampleResult[]> {
+  const results: ExampleResult[] = [];
+  const examples = examplesOf(skill);
+  for (const [position, example] of examples.entries()) {
+    const check = example.output === undefined ? "schema" : "equal";
+    let execution: SkillExecution;
+    try {
+      execution = await executor.execute(`${skill.name}@${skill.version}`, example.input, {
+        apiKeyId: caller,
+        sessionId: "skillbox-test",
+      });
+    } catch (error) {
+      // Nothing ran (a disabled skill, say): the example fails, the others still run.
+      results.push({
+        skill: skill.name,
+        version: skill.version,
+        index: position + 1,
+        description: example.description,
+        check,
+        passed: false,
+        executionId: "",
+        status: "not-run",
+        failure: {
+          code: errorCodeOf(error),
+          message: error instanceof Error ? error.message : String(error),
+        },
+        duration: null,
+      });
+      continue;
+    }
+    const base = {
+      skill: skill.name,
+      version: skill.version,
+      index: position + 1,
+      description: example.description,
+      check,
+      executionId: execution.id,
+      status: execution.status,
+      duration: execution.duration,
+    } as const;
+    if (execution.status !== "success") {
+      const error = execution.error ?? {
+        code: execution.status.toUpperCase(),
+        message: `ended ${execution.status}`,
+      };
+      results.push({ ...base, passed: false, failure: { code: error.code, message: error.message } });
+      continue;
+    }
+    const actual = asJson(execution.output);
+    if (check === "equal" && !isDeepStrictEqual(actual, example.output)) {
+      results.push({
+        ...base,
+        passed: false,
+        failure: {
+          code: "OUTPUT_MISMATCH",
+          message: "the output differs from the example's",
+          expected: example.output,
+          actual,
+        },
+      });
+      continue;
+    }
+    results.push({ ...base, passed: true });
+  }
+  return results;
+}

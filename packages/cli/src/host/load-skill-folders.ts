@@ -1,0 +1,33 @@
+import { type LoadSkillsResult, loadSkills } from "@skillbox/loader";
+import type { ResolvedConfig } from "../config/load-config.js";
+import { displayPath } from "../terminal/display-path.js";
+import type { Terminal } from "../terminal/terminal.js";
+import type { CliHost } from "./open-cli-host.js";
+
+/**
+ * Loads the configured folders (and npm skill packages) into the host once, with a progress line,
+ * and prints every package that failed as a warning on stderr: a broken neighbour never stops
+ * a command, but it should not go unnoticed either.
+ */
+export async function loadSkillFolders(
+  host: CliHost,
+  config: ResolvedConfig,
+  terminal: Terminal,
+): Promise<LoadSkillsResult> {
+  const progress = terminal.progress(`loading skills from ${config.dirs.map(displayPath).join(", ")}`);
+  let result: LoadSkillsResult;
+  try {
+    result = await loadSkills({
+      dirs: config.dirs,
+      npm: config.npm,
+      projectRoot: config.projectRoot,
+      owner: config.owner,
+      registry: host.registry,
+      executor: host.executor,
+    });
+  } finally {
+    progress.stop();
+  }
+  for (const failure of result.failed) terminal.warn(failure.code, failure.message);
+  return result;
+}

@@ -1,0 +1,71 @@
+import {
+  createConsoleLogger,
+  openDatabase,
+  SkillExecutor,
+  type SkillLogger,
+  type SkillRegistry,
+} from "@skillbox/core";
+import {
+  type ContainerRuntime,
+  createContainerRuntime,
+  createSandboxProvider,
+  SandboxRunner,
+} from "@skillbox/sandbox";
+import type { ResolvedConfig } from "../config/load-config.js";
+import { ToggleKeepingRegistry } from "./toggle-keeping-registry.js";
+
+/** Options of {@link openCliHost}. */
+export interface CliHostOptions {
+  /** The logger handlers see as `ctx.logger` (default: JSON lines on stderr at `SKILLBOX_LOG_LEVEL`, else warn). */
+  logger?: SkillLogger;
+  /** Where warm-pool start failures are reported. */
+  onWarmPoolError?: (error: unknown, skillLabel: string) => void;
+}
+
+/** The registry, executor and container runtime a command works with, over the configured database. */
+export interface CliHost {
+  registry: SkillRegistry;
+  executor: SkillExecutor;
+  containerRuntime: ContainerRuntime;
+  /** Waits for running executions, stops sandboxes, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured database with a registry that keeps operator toggles (see
+ * `ToggleKeepingRegistry`) and an executor with the `container` runtime registered, so
+ * `runtime: "container"` skills run (the engine is found on their first run).
+ */
+export function openCliHost(config: ResolvedConfig, options: CliHostOptions = {}): CliHost {
+  const database = openDatabase({ path: config.database });
+  const registry = new ToggleKeepingRegistry({ database });
+  const runner =
+    config.sandbox.runtime === undefined
+      ? undefined
+      : new SandboxRunner({ provider: createSandboxProvider(config.sandbox.runtime) });
+  const containerRuntime = createContainerRuntime({
+    ...(runner === undefined ? {} : { runner }),
+    ...(config.sandbox.image === undefined ? {} : { defaultImage: config.sandbox.image }),
+    warmPoolSize: config.sandbox.warmPoolSize,
+    onWarmPoolError: (error, skill) => options.onWarmPoolError?.(error, `${skill.name}@${skill.version}`),
+  });
+  const executor = new SkillExecutor({
+    registry,
+    runtimes: [containerRuntime],
+    logger: options.logger ?? createConsoleLogger(),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    registry,
+    executor,
+    containerRuntime,
+    close() {
+      closing ??= (async () => {
+        // The executor closes its runtimes (the container runtime included) after the last execution.
+        await executor.close();
+        if (database.open) database.close();
+      })();
+      return closing;
+    },
+  };
+}

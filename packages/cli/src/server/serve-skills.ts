@@ -1,0 +1,121 @@
+import { type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
+import type { ResolvedConfig } from "../config/load-config.js";
+import { type CliHost, openCliHost } from "../host/open-cli-host.js";
+import { warmSandboxes } from "../host/warm-sandboxes.js";
+import { displayPath } from "../terminal/display-path.js";
+import { errorCodeOf } from "../terminal/format-error-line.js";
+import { createLiveLog, type LiveLog } from "../terminal/live-log.js";
+import type { Terminal } from "../terminal/terminal.js";
+import { listenForShutdown } from "./listen-for-shutdown.js";
+import type { ServerAddress } from "./resolve-server-settings.js";
+import { startApiServer } from "./start-api-server.js";
+
+/** Options of {@link serveSkills}. */
+export interface ServeSkillsOptions {
+  /** Watch the folders and hot-reload (`dev`), or load once (`serve`). */
+  watch: boolean;
+  address: ServerAddress;
+}
+
+/** The loaded skills and how to stop serving them. */
+interface LoadedFolders {
+  report: LoadReport;
+  loader: SkillLoader;
+  close(): Promise<void>;
+}
+
+async function loadFolders(
+  host: CliHost,
+  config: ResolvedConfig,
+  options: ServeSkillsOptions,
+  terminal: Terminal,
+  log: LiveLog,
+): Promise<LoadedFolders> {
+  const loaderOptions = {
+    dirs: config.dirs,
+    npm: config.npm,
+    projectRoot: config.projectRoot,
+    owner: config.owner,
+    registry: host.registry,
+    executor: host.executor,
+  };
+  const progress = terminal.progress(`loading skills from ${config.dirs.map(displayPath).join(", ")}`);
+  try {
+    if (!options.watch) {
+      const { loader, ...report } = await loadSkills(loaderOptions);
+      return { report, loader, close: async () => loader.close() };
+    }
+    const watcher = watchSkills(loaderOptions);
+    // The first load's failures come with the ready report; events after it are live edits.
+    let ready = false;
+    watcher.on("loaded", (entry) => ready && log.loaded(entry));
+    watcher.on("reloaded", (entry) => log.loaded(entry, "reloaded"));
+    watcher.on("removed", (entry) => log.loaded(entry, "removed"));
+    watcher.on("error", (failure) => ready && log.failed(failure));
+    try {
+      const report = await watcher.ready();
+      ready = true;
+      return { report, loader: watcher.loader, close: () => watcher.close() };
+    } catch (error) {
+      await watcher.close();
+      throw error;
+    }
+  } finally {
+    progress.stop();
+  }
+}
+
+/**
+ * `skillbox dev` and `skillbox serve`: loads the folders (watching them for `dev`), serves the
+ * HTTP API with MCP at `/mcp`, logs loads, reloads, errors and executions readably on stdout,
+ * and on Ctrl-C or SIGTERM closes the server, the watcher, the sandboxes and the database in
+ * that order. Resolves once everything is closed.
+ */
+export async function serveSkills(
+  config: ResolvedConfig,
+  options: ServeSkillsOptions,
+  terminal: Terminal,
+): Promise<void> {
+  const log = createLiveLog(terminal.print, terminal.colors);
+  const shutdown = listenForShutdown();
+  const cleanups: { name: string; run: () => Promise<void> }[] = [];
+  try {
+    const host = openCliHost(config, { logger: log.logger });
+    cleanups.push({ name: "database", run: () => host.close() });
+    log.line("database", displayPath(config.database));
+    const folders = await loadFolders(host, config, options, terminal, log);
+    cleanups.push({ name: options.watch ? "watcher" : "loader", run: () => folders.close() });
+    for (const entry of folders.report.loaded) log.loaded(entry);
+    for (const failure of folders.report.failed) log.failed(failure);
+    host.executor.on("finished", (execution) => log.executed(execution));
+    const skillIds = folders.report.loaded.flatMap((entry) =>
+      entry.skillId === undefined ? [] : [entry.skillId],
+    );
+    await warmSandboxes(host, skillIds, config.sandbox.warmPoolSize, terminal, log);
+    const server = await startApiServer(host, config, options.address);
+    cleanups.push({ name: "server", run: () => server.close() });
+    const folderList = folders.loader.dirs.map(displayPath).join(", ");
+    log.line(
+      "serving",
+      `${host.registry.list(config.owner).length} skill version(s) from ${folderList}` +
+        (options.watch ? "; edits reload live" : ""),
+    );
+    if (!server.apiKeysConfigured)
+      log.line("auth", "no API keys configured: every request is the public caller");
+    log.line("listening", `${server.url} (MCP at ${server.url}/mcp); Ctrl-C stops`);
+    const reason = await shutdown.requested;
+    log.line("stopping", reason);
+  } finally {
+    // Reverse order: stop taking requests, then stop loading, then wait for executions and close.
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup.run().catch((error: unknown) => {
+        log.line(
+          "error",
+          `closing the ${cleanup.name} failed: ${errorCodeOf(error)}: ${(error as Error).message}`,
+        );
+      });
+    }
+    shutdown.dispose();
+  }
+  log.line("stopped", "");
+}

@@ -1,0 +1,62 @@
+import { createHttpApp, createMcpHttpHandler, parseApiKeys, startHttpServer } from "@skillbox/server";
+import { CLI_VERSION } from "../cli-version.js";
+import type { ResolvedConfig } from "../config/load-config.js";
+import type { CliHost } from "../host/open-cli-host.js";
+import { resolveApiKeys, type ServerAddress } from "./resolve-server-settings.js";
+
+/** The HTTP API (with MCP at `/mcp`) as `skillbox dev` and `skillbox serve` run it. */
+export interface ApiServer {
+  /** Base URL, such as `http://127.0.0.1:3000`. */
+  url: string;
+  /** Whether requests must carry an API key. */
+  apiKeysConfigured: boolean;
+  /** Stops accepting requests (those in flight finish), then ends the MCP sessions. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the HTTP API over the host's registry and executor, with the MCP Streamable HTTP
+ * handler mounted at `/mcp`, on `address` (port 0 picks a free port; the URL says which).
+ * Without API keys the server refuses a non-loopback host (`SERVER_UNSAFE_BIND`).
+ */
+export async function startApiServer(
+  host: CliHost,
+  config: ResolvedConfig,
+  address: ServerAddress,
+): Promise<ApiServer> {
+  const apiKeys = resolveApiKeys(config, parseApiKeys);
+  const apiKeysConfigured = apiKeys !== undefined && Object.keys(apiKeys).length > 0;
+  const mcp = createMcpHttpHandler({
+    registry: host.registry,
+    executor: host.executor,
+    name: "skillbox",
+    version: CLI_VERSION,
+  });
+  const app = createHttpApp({
+    registry: host.registry,
+    executor: host.executor,
+    apiKeys,
+    maxBodyBytes: config.server.maxBodyBytes,
+    mcp: (request, owner) => mcp.handle(request, owner),
+  });
+  let listening: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    listening = await startHttpServer({
+      fetch: (request) => app.fetch(request),
+      port: address.port,
+      hostname: address.hostname,
+      apiKeysConfigured,
+    });
+  } catch (error) {
+    await mcp.close();
+    throw error;
+  }
+  return {
+    url: listening.url,
+    apiKeysConfigured,
+    async close() {
+      await listening.close();
+      await mcp.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { echoFolder } from "./cli-fixtures.js";
+import { type CliProject, createCliProject } from "./cli-process.js";
+
+let project: CliProject;
+
+beforeEach(() => {
+  project = createCliProject();
+  project.tree.writeFolder("plugins/echo", echoFolder());
+});
+
+afterEach(async () => {
+  await project.cleanup();
+});
+
+const LISTENING = /listening\s+(http:\/\/[^\s]+) \(MCP at /;
+
+async function execute(url: string, name: string, input: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${url}/api/skills/${name}/execute`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ input }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe("skillbox serve", { timeout: 60_000 }, () => {
+  it("prints the URL it listens on (--port 0), answers /health, logs executions, and stops on SIGTERM", async () => {
+    const server = project.start(["serve", "--port", "0"]);
+    const [, url] = await server.waitForOutput(LISTENING);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok" });
+    const { body } = await execute(url!, "echo", { msg: "over http" });
+    expect(body).toMatchObject({ status: "success", output: { echoed: "over http" } });
+    await server.waitForOutput(/executed\s+echo@1\.0\.0 → success/);
+
+    const stopped = await server.stop("SIGTERM");
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toMatch(/loaded\s+skill echo@1\.0\.0/);
+    expect(stopped.stdout).toMatch(/stopping\s+SIGTERM/);
+    expect(stopped.stdout).toMatch(/stopped/);
+  });
+
+  it("takes the port from SKILLBOX_PORT and API keys from SKILLBOX_API_KEYS", async () => {
+    const server = project.start(["serve"], {
+      env: { SKILLBOX_PORT: "0", SKILLBOX_API_KEYS: "secret-key:acme" },
+    });
+    const [, url] = await server.waitForOutput(LISTENING);
+    expect(server.stdout()).not.toContain("no API keys configured");
+    expect((await execute(url!, "echo", { msg: "x" })).status).toBe(401);
+    const authorized = await execute(url!, "echo", { msg: "x" }, { authorization: "Bearer secret-key" });
+    expect(authorized.body).toMatchObject({ status: "success", apiKeyId: "acme" });
+    expect((await server.stop("SIGINT")).code).toBe(0);
+  });
+
+  it("exits 1 with the server's error code when the port is taken", async () => {
+    const first = project.start(["serve", "--port", "0"]);
+    const [, url] = await first.waitForOutput(LISTENING);
+    const port = new URL(url!).port;
+    const second = await project.run(["serve", "--port", port]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/^error SERVER_LISTEN_FAILED: /m);
+    expect((await first.stop()).code).toBe(0);
+  });
+});
+
+describe("skillbox dev", { timeout: 60_000 }, () => {
+  it("hot-reloads an edited handler and logs reloads and errors live", async () => {
+    const server = project.start(["dev", "--port", "0"]);
+    const [, url] = await server.waitForOutput(LISTENING);
+    expect((await execute(url!, "echo", { msg: "v1" })).body).toMatchObject({ output: { echoed: "v1" } });
+
+    project.tree.write(
+      "plugins/echo/index.ts",
+      'export default (input: any) => ({ echoed: input.msg + " (v2)" });\n',
+    );
+    await server.waitForOutput(/reloaded\s+skill echo@1\.0\.0/);
+    expect((await execute(url!, "echo", { msg: "hi" })).body).toMatchObject({
+      output: { echoed: "hi (v2)" },
+    });
+
+    project.tree.write("plugins/echo/skill.json", "{ not json");
+    await server.waitForOutput(/error\s+MANIFEST_INVALID: plugins\/echo\/skill\.json: is not valid JSON/);
+    // The last good version keeps serving.
+    expect((await execute(url!, "echo", { msg: "still" })).body).toMatchObject({
+      output: { echoed: "still (v2)" },
+    });
+
+    const stopped = await server.stop("SIGINT");
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toMatch(/stopped/);
+  });
+});

@@ -1,0 +1,72 @@
+import type { SkillExecutor, SkillRegistry } from "@skillbox/core";
+import { SkillboxError } from "@skillbox/core";
+import { Hono } from "hono";
+import { createAuthentication } from "./authenticate.js";
+import { createExecutionRoutes } from "./execution-routes.js";
+import type { HttpEnv } from "./http-env.js";
+import { errorResponse, handleHttpError } from "./http-error.js";
+import { DEFAULT_MAX_BODY_BYTES, limitBody } from "./limit-body.js";
+import { createSkillRoutes } from "./skill-routes.js";
+
+/** Options of {@link createHttpApp}. */
+export interface HttpAppOptions {
+  registry: SkillRegistry;
+  executor: SkillExecutor;
+  /** API key → owner id. Empty or undefined: no authentication, every caller is the owner "public". */
+  apiKeys?: Record<string, string>;
+  /** Largest accepted request body in bytes (default 1 MiB); larger → 413. */
+  maxBodyBytes?: number;
+  /** Serves `/mcp` (MCP Streamable HTTP) for the authenticated owner; when absent, /mcp is 404. */
+  mcp?: (request: Request, owner: string) => Promise<Response>;
+}
+
+/**
+ * The Skillbox HTTP API as a Hono app: `GET /health`, `/api/skills`, `/api/executions` and,
+ * when `options.mcp` is given, `/mcp` — every route but `/health` behind the same
+ * authentication. Every error is `{ "error": { "code", "message", "data"? } }` with the status
+ * its code maps to. Serve it with {@link startHttpServer} (`fetch: app.fetch`) or any Hono adapter.
+ */
+export function createHttpApp(options: HttpAppOptions): Hono {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new SkillboxError(
+      "SERVER_CONFIG_INVALID",
+      `createHttpApp: \`maxBodyBytes\` must be a whole number of bytes, got ${maxBodyBytes}`,
+    );
+  }
+  const authenticate = createAuthentication(options.apiKeys);
+  const limit = limitBody(maxBodyBytes);
+  const { registry, executor, mcp } = options;
+
+  const app = new Hono();
+  app.onError(handleHttpError);
+  app.notFound((context) =>
+    errorResponse(context, {
+      code: "NOT_FOUND",
+      message: `No route ${context.req.method} ${context.req.path}; the API lives under /api/skills and /api/executions`,
+    }),
+  );
+
+  app.get("/health", (context) => {
+    let skills: number;
+    try {
+      skills = registry.list().length;
+    } catch (error) {
+      throw new SkillboxError("DATABASE_ERROR", "The skill registry cannot be read", { cause: error });
+    }
+    return context.json({ status: "ok", skills });
+  });
+
+  const api = new Hono<HttpEnv>();
+  api.use(authenticate, limit);
+  api.route("/skills", createSkillRoutes({ registry, executor }));
+  api.route("/executions", createExecutionRoutes(executor));
+  app.route("/api", api);
+
+  if (mcp !== undefined) {
+    const mcpRoute = new Hono<HttpEnv>();
+    mcpRoute.all("/", authenticate, limit, (context) => mcp(context.req.raw, context.get("owner")));
+    app.route("/mcp", mcpRoute);
+  }
+  return app;
+}

@@ -1,0 +1,154 @@
+import { type ExecutionStatus, formatZodIssues, SkillboxError } from "@skillbox/core";
+import type { Context } from "hono";
+import { z } from "zod";
+import { requestInvalid } from "./http-error.js";
+
+/** The largest timer Node honours; a longer `setTimeout` fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+const MAX_PAGE_SIZE = 1000;
+
+const EXECUTION_STATUSES = [
+  "pending",
+  "running",
+  "success",
+  "error",
+  "timeout",
+  "cancelled",
+  "denied",
+  "interrupted",
+] as const satisfies readonly ExecutionStatus[];
+
+/** Body of `POST /api/skills/:name/execute`. */
+export const executeBodySchema = z.strictObject({
+  /** The skill's input; omitted means `{}`. */
+  input: z.unknown().optional(),
+  version: z
+    .string({ error: "must be a string" })
+    .min(1, "must not be empty")
+    .regex(/^[^@]+$/, 'must be a semver version or range without "@", such as "^1.0.0"')
+    .optional(),
+  idempotencyKey: z.string({ error: "must be a string" }).min(1, "must not be empty").max(200).optional(),
+  timeoutMs: z
+    .number({ error: "must be a number of milliseconds" })
+    .int("must be a whole number of milliseconds")
+    .positive("must be positive")
+    .max(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS}`)
+    .optional(),
+  sessionId: z.string({ error: "must be a string" }).min(1, "must not be empty").max(200).optional(),
+});
+
+/** Body of `PATCH /api/skills/:id`. */
+export const patchSkillBodySchema = z.strictObject({
+  enabled: z.boolean({ error: "must be true or false" }),
+});
+
+const wholeNumber = (minimum: number, maximum: number) => {
+  const message = `must be a whole number from ${minimum} to ${maximum}`;
+  return z
+    .string()
+    .regex(/^\d+$/, message)
+    .transform(Number)
+    .pipe(z.number().min(minimum, message).max(maximum, message));
+};
+
+/** Query of `GET /api/skills`. */
+export const listSkillsQuerySchema = z.strictObject({
+  versions: z.enum(["latest", "all"], { error: 'must be "latest" or "all"' }).default("latest"),
+});
+
+/** Query of `GET /api/executions`. */
+export const listExecutionsQuerySchema = z.strictObject({
+  skill: z.string().min(1, "must not be empty").optional(),
+  status: z
+    .string()
+    .transform((value, context) => {
+      const statuses = value.split(",").map((status) => status.trim());
+      const unknown = statuses.filter(
+        (status) => !(EXECUTION_STATUSES as readonly string[]).includes(status),
+      );
+      if (unknown.length > 0) {
+        context.addIssue({
+          code: "custom",
+          message: `must be among ${EXECUTION_STATUSES.join(", ")} (comma-separated), got ${JSON.stringify(unknown.join(","))}`,
+        });
+        return z.NEVER;
+      }
+      return statuses as ExecutionStatus[];
+    })
+    .optional(),
+  sessionId: z.string().min(1, "must not be empty").optional(),
+  since: z
+    .string()
+    .refine((value) => !Number.isNaN(Date.parse(value)), "must be a date such as 2025-01-31T12:00:00Z")
+    .optional(),
+  limit: wholeNumber(1, MAX_PAGE_SIZE).default(50),
+  offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
+});
+
+/**
+ * Reads the body as JSON and validates it. Content types other than JSON are refused (415):
+ * a web page can POST `text/plain` to a local server without a CORS preflight, so accepting it
+ * would let any site run skills on an unauthenticated server.
+ */
+export async function readJsonBody<Schema extends z.ZodType>(
+  context: Context,
+  schema: Schema,
+): Promise<z.output<Schema>> {
+  const contentType = context.req.header("content-type") ?? "";
+  if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
+    throw new SkillboxError(
+      "CONTENT_TYPE_INVALID",
+      `${subjectOf(context)}: the body must be JSON, sent with \`Content-Type: application/json\` (got ${
+        contentType === "" ? "no Content-Type" : JSON.stringify(contentType)
+      })`,
+    );
+  }
+  const text = await context.req.text();
+  if (text.trim() === "") {
+    throw requestInvalid(`${subjectOf(context)}: the request body is empty; send a JSON object`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw requestInvalid(
+      `${subjectOf(context)}: the request body is not valid JSON (${(error as Error).message})`,
+    );
+  }
+  return validate(context, schema, body, "body");
+}
+
+/** Validates the query string; a repeated parameter counts as a comma-separated list. */
+export function readQuery<Schema extends z.ZodType>(context: Context, schema: Schema): z.output<Schema> {
+  const query = Object.fromEntries(
+    Object.entries(context.req.queries()).map(([name, values]) => [name, values.join(",")]),
+  );
+  return validate(context, schema, query, "query");
+}
+
+function validate<Schema extends z.ZodType>(
+  context: Context,
+  schema: Schema,
+  value: unknown,
+  part: "body" | "query",
+): z.output<Schema> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const subject = part === "body" ? `${subjectOf(context)} body` : `${subjectOf(context)} query`;
+  const isWholeValue = parsed.error.issues.every(
+    (issue) => issue.path.length === 0 && issue.code === "invalid_type",
+  );
+  throw requestInvalid(
+    isWholeValue ? `${subject} must be a JSON object` : formatZodIssues(parsed.error, subject),
+    {
+      issues: parsed.error.issues.map((issue) => ({
+        path: issue.path.map((segment) => (typeof segment === "symbol" ? String(segment) : segment)),
+        message: issue.message,
+      })),
+    },
+  );
+}
+
+function subjectOf(context: Context): string {
+  return `${context.req.method} ${context.req.path}`;
+}

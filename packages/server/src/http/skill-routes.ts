@@ -1,0 +1,173 @@
+import {
+  SKILL_NAME_PATTERN,
+  type Skill,
+  SkillboxError,
+  type SkillExecutor,
+  type SkillRegistry,
+} from "@skillbox/core";
+import { type Context, Hono } from "hono";
+import { clientSignal } from "./client-signal.js";
+import type { HttpEnv } from "./http-env.js";
+import { errorResponse, requestInvalid } from "./http-error.js";
+import {
+  executeBodySchema,
+  listSkillsQuerySchema,
+  patchSkillBodySchema,
+  readJsonBody,
+  readQuery,
+} from "./request-schemas.js";
+import { type LatestSkillView, toSkillView } from "./skill-view.js";
+
+const SKILL_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Versions are stored normalised (no build metadata), so a `-` after the patch means a prerelease. */
+const PRERELEASE = /^\d+\.\d+\.\d+-/;
+/** What follows `/api/skills/` for a scoped name sent unencoded: `@acme/weather[/execute]`. */
+const SCOPED_PATH = /^(@[^/]+)\/([^/]+)(\/execute)?$/;
+
+interface SkillRoutesOptions {
+  registry: SkillRegistry;
+  executor: SkillExecutor;
+}
+
+/** The `/api/skills` routes. */
+export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): Hono<HttpEnv> {
+  const routes = new Hono<HttpEnv>();
+
+  routes.get("/", (context) => {
+    const { versions } = readQuery(context, listSkillsQuerySchema);
+    const owner = context.get("owner");
+    const skills = registry.list(owner);
+    return context.json({ skills: versions === "all" ? skills.map(toSkillView) : latest(skills) });
+  });
+
+  const showVersions = (context: Context<HttpEnv>, name: string) => {
+    const skills = registry.getSkillVersions(checkedName(name), context.get("owner"));
+    if (skills.length === 0) throw notVisible(name, context.get("owner"));
+    return context.json({ name, skills: skills.map(toSkillView) });
+  };
+  routes.get("/:name", (context) => showVersions(context, context.req.param("name")));
+
+  const execute = async (context: Context<HttpEnv>, name: string) => {
+    const body = await readJsonBody(context, executeBodySchema);
+    const owner = context.get("owner");
+    const reference = body.version === undefined ? checkedName(name) : `${checkedName(name)}@${body.version}`;
+    const execution = await executor.execute(reference, body.input === undefined ? {} : body.input, {
+      apiKeyId: owner,
+      idempotencyKey: body.idempotencyKey,
+      timeoutMs: body.timeoutMs,
+      sessionId: body.sessionId,
+      // A client that goes away cancels its execution — unless it sent an idempotency key: it
+      // means to retry, and the retry should get the finished execution, not a cancelled one.
+      signal: body.idempotencyKey === undefined ? clientSignal(context) : undefined,
+    });
+    // Invalid input is the request's fault even though the executor recorded it.
+    if (execution.status === "error" && execution.error?.code === "INPUT_INVALID") {
+      return errorResponse(context, {
+        code: execution.error.code,
+        message: execution.error.message,
+        data: { executionId: execution.id, violations: execution.error.data },
+      });
+    }
+    return context.json(execution);
+  };
+  routes.post("/:name/execute", (context) => execute(context, context.req.param("name")));
+
+  // A scoped name sent unencoded spans two segments. One catch-all route, reached only when no
+  // route above matched, takes it: `:scope/:name` routes beside `/:name/execute` would make
+  // Hono fall back from its RegExpRouter to the trie router, microseconds slower per request.
+  routes.on(["GET", "POST"], "/*", (context) => {
+    const base = context.req.routePath.slice(0, -"*".length);
+    const match = SCOPED_PATH.exec(context.req.path.slice(base.length));
+    if (match === null || (context.req.method === "POST") !== (match[3] !== undefined)) {
+      return context.notFound();
+    }
+    const name = `${decodeSegment(match[1]!)}/${decodeSegment(match[2]!)}`;
+    return context.req.method === "POST" ? execute(context, name) : showVersions(context, name);
+  });
+
+  routes.patch("/:id", async (context) => {
+    const skill = ownedSkill(registry, context, "enable or disable");
+    const { enabled } = await readJsonBody(context, patchSkillBodySchema);
+    const updated = registry.setEnabledById(skill.id, enabled);
+    if (updated === null) throw notVisible(skill.id, context.get("owner"));
+    return context.json(toSkillView(updated));
+  });
+
+  routes.delete("/:id", (context) => {
+    const skill = ownedSkill(registry, context, "delete");
+    registry.unregisterById(skill.id);
+    return context.body(null, 204);
+  });
+
+  return routes;
+}
+
+/** One entry per name: the version `execute(name)` would run, else (all disabled or prerelease) the highest. */
+function latest(skills: Skill[]): LatestSkillView[] {
+  const byName = new Map<string, Skill[]>();
+  for (const skill of skills) {
+    const versions = byName.get(skill.name);
+    if (versions === undefined) byName.set(skill.name, [skill]);
+    else versions.push(skill);
+  }
+  return [...byName.values()].map((versions) => {
+    const runnable = versions.find((skill) => skill.enabled && !PRERELEASE.test(skill.version));
+    const shown = runnable ?? versions[0]!;
+    return { ...toSkillView(shown), versions: versions.map((skill) => skill.version) };
+  });
+}
+
+/** A path segment percent-decoded; one that does not decode stays as it is (and names no skill). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** A name from the path; `name@range` is refused because the range belongs in the body. */
+function checkedName(name: string): string {
+  if (!SKILL_NAME_PATTERN.test(name)) {
+    throw new SkillboxError(
+      "SKILL_NOT_FOUND",
+      name.lastIndexOf("@") > 0
+        ? `"${name}" is not a skill name: the path takes the name alone; execute takes a version range ` +
+            'as "version" in the body'
+        : `"${name}" is not a skill name (names look like "echo" or "@acme/weather")`,
+      { data: { name } },
+    );
+  }
+  return name;
+}
+
+function notVisible(nameOrId: string, owner: string): SkillboxError {
+  return new SkillboxError("SKILL_NOT_FOUND", `No skill "${nameOrId}" is visible to owner "${owner}"`, {
+    data: { name: nameOrId },
+  });
+}
+
+/**
+ * The skill named by `:id` if the caller owns it. A skill the caller cannot see is 404 (its
+ * existence is not the caller's business); a visible global skill owned by someone else is 403.
+ */
+function ownedSkill(registry: SkillRegistry, context: Context<HttpEnv>, action: string): Skill {
+  const id = context.req.param("id") ?? "";
+  const owner = context.get("owner");
+  if (!SKILL_ID_PATTERN.test(id)) {
+    throw requestInvalid(
+      `${context.req.method} /api/skills/:id takes a skill id (the "id" field of GET /api/skills), got "${id}"`,
+    );
+  }
+  const skill = registry.getSkill(id, owner);
+  if (skill === undefined) throw notVisible(id, owner);
+  if (skill.apiKeyId !== owner) {
+    throw new SkillboxError(
+      "FORBIDDEN",
+      `${skill.name}@${skill.version} belongs to owner "${skill.apiKeyId}"; only its owner may ${action} it ` +
+        `(this caller is "${owner}")`,
+      { data: { skillId: skill.id, owner: skill.apiKeyId } },
+    );
+  }
+  return skill;
+}

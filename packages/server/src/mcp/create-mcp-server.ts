@@ -1,0 +1,132 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { isSkillboxError, type SkillExecution, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
+import { executionToToolResult, toolErrorResult } from "./execution-to-tool-result.js";
+import { SERVER_PACKAGE_VERSION } from "./server-package-version.js";
+import { ToolCatalog } from "./tool-catalog.js";
+import { WRAPPED_INPUT_PROPERTY } from "./tool-input-schema.js";
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  registry: SkillRegistry;
+  executor: SkillExecutor;
+  /** The caller's owner id: which skills are tools, and the apiKeyId of executions (default "public"). */
+  owner?: string;
+  /** Server name reported to clients (default "skillbox"). */
+  name?: string;
+  /** Server version reported to clients (default: the version of `@skillbox/server`). */
+  version?: string;
+}
+
+/** What {@link createMcpServer} returns. */
+export interface McpServerHandle {
+  /**
+   * The SDK's low-level `Server` (tools are JSON Schemas from the registry, not zod schemas, so
+   * `McpServer` does not fit). Connect it to a transport with `server.connect(transport)`.
+   */
+  server: Server;
+  /** Stops following the registry and closes the server's connection, if any. */
+  close(): Promise<void>;
+}
+
+/**
+ * An MCP server (SDK `Server`) whose tools are the enabled skills the owner may see, kept in
+ * sync with the registry.
+ *
+ * - `tools/list`: one tool per skill name at its highest stable enabled version — what
+ *   `execute(name)` runs — named by `skillToolName` (`@acme/weather` → `acme__weather`), with
+ *   the skill's input schema (wrapped as `{ input }` when it admits no object, see
+ *   `toolInputSchema`) and its output schema when that describes an object.
+ * - `tools/call`: `executor.execute(name, arguments, { apiKeyId: owner, sessionId, signal })`,
+ *   cancelled with the request. Success: the output as JSON text, plus `structuredContent` when
+ *   an output schema was advertised. A failed execution, or one refused (`SKILL_DISABLED`, …),
+ *   is a tool result with `isError: true` and the text `CODE: message`. An unknown tool name is
+ *   a protocol error (`-32602`), as the spec says.
+ * - `notifications/tools/list_changed` (capability `tools.listChanged`) once the owner's tool
+ *   list really changed: hot reloads, enable/disable, registrations — by this process or, noticed
+ *   within half a second, by another one. Bursts are compared once after 50 ms of quiet.
+ *
+ * Call `close()` when done: it also releases the registry listener.
+ */
+export function createMcpServer(options: McpServerOptions): McpServerHandle {
+  const catalog = new ToolCatalog(options.registry);
+  return createCatalogServer(options, catalog, () => catalog.close());
+}
+
+/**
+ * {@link createMcpServer} over a catalog shared with other servers (the HTTP handler has one
+ * per handler, not one per session). `release` runs on close.
+ *
+ * @internal
+ */
+export function createCatalogServer(
+  options: McpServerOptions,
+  catalog: ToolCatalog,
+  release?: () => void,
+): McpServerHandle {
+  const owner = options.owner ?? "public";
+  const server = new Server(
+    { name: options.name ?? "skillbox", version: options.version ?? SERVER_PACKAGE_VERSION },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: catalog.snapshot(owner).tools.map((entry) => entry.tool),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const entry = catalog.snapshot(owner).byToolName.get(request.params.name);
+    if (entry === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${request.params.name} (tools/list names the tools of owner "${owner}")`,
+      );
+    }
+    const argumentsObject = request.params.arguments ?? {};
+    const input = entry.wrapsInput ? argumentsObject[WRAPPED_INPUT_PROPERTY] : argumentsObject;
+    let execution: SkillExecution;
+    try {
+      execution = await options.executor.execute(entry.skill.name, input, {
+        apiKeyId: owner,
+        ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
+        signal: extra.signal,
+      });
+    } catch (error) {
+      // Refusals before the run (SKILL_DISABLED after a race with a disable, BUSY while closing)
+      // are the model's business; anything else is a fault of the server.
+      if (isSkillboxError(error)) return toolErrorResult(error.code, error.message);
+      throw error;
+    }
+    return executionToToolResult(execution, entry);
+  });
+
+  const unsubscribe = catalog.subscribe(owner, () => {
+    // Before `initialize` the client has not listed anything yet; after a disconnect nobody listens.
+    if (server.transport === undefined || server.getClientCapabilities() === undefined) return;
+    server.sendToolListChanged().catch(() => {
+      // The connection closed between the check and the send: the next client lists afresh.
+    });
+  });
+
+  let closed = false;
+  let closing: Promise<void> = Promise.resolve();
+  return {
+    server,
+    close() {
+      // Closing the server closes its transport, whose close handlers may call back here.
+      if (!closed) {
+        closed = true;
+        unsubscribe();
+        release?.();
+        closing = server.close();
+      }
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { SkillExecution } from "@skillbox/core";
+import { EXECUTION_META_KEY, type SkillTool, STATUS_META_KEY } from "./skill-to-tool.js";
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function toJsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? null) ?? "null";
+  } catch {
+    // A value JSON cannot hold (a BigInt, a cycle) still deserves an answer the model can read.
+    return String(value);
+  }
+}
+
+/**
+ * A tool result reporting a failure the model may act on: `isError: true` with the text
+ * `CODE: message` (MCP keeps protocol errors for calls that never reached the tool).
+ */
+export function toolErrorResult(
+  code: string,
+  message: string,
+  meta?: Record<string, unknown>,
+): CallToolResult {
+  const result: CallToolResult = { content: [{ type: "text", text: `${code}: ${message}` }], isError: true };
+  if (meta !== undefined) result._meta = meta;
+  return result;
+}
+
+/**
+ * The tool result of a finished execution. Success: the output as JSON text, plus the output
+ * itself as `structuredContent` when the tool advertised an `outputSchema` (as the spec asks,
+ * the text repeats it for clients that ignore structured content). Any other status: a tool
+ * error with the execution's error code and message. `_meta` carries the execution id and status
+ * so a client can find the audit row.
+ */
+export function executionToToolResult(execution: SkillExecution, entry: SkillTool): CallToolResult {
+  const meta = { [EXECUTION_META_KEY]: execution.id, [STATUS_META_KEY]: execution.status };
+  if (execution.status !== "success") {
+    const code = execution.error?.code ?? execution.status.toUpperCase();
+    const message =
+      execution.error?.message ??
+      `${execution.skillName}@${execution.skillVersion} ended with status ${execution.status}`;
+    return toolErrorResult(code, message, meta);
+  }
+  const { output } = execution;
+  const text = toJsonText(output);
+  if (!entry.hasOutputSchema) return { content: [{ type: "text", text }], _meta: meta };
+  if (!isPlainObject(output)) {
+    // A client rejects a result without `structuredContent` once an outputSchema was advertised.
+    return toolErrorResult(
+      "OUTPUT_INVALID",
+      `${execution.skillName}@${execution.skillVersion} returned ${text}, not the object its output schema describes`,
+      meta,
+    );
+  }
+  return { content: [{ type: "text", text }], structuredContent: output, _meta: meta };
+}
