@@ -1,4 +1,4 @@
-// The main job until the CLI lands: a skills host that serves the packages in ./plugins (and
+// A skills host in a page of code (the CLI's `skillbox dev` is the full version): serves the packages in ./plugins (and
 // installed npm skill packages) over the embedded SQLite database, hot-reloading edits, and
 // logging loads, reloads, errors and executions. `--once` runs the demo and exits.
 import { resolveDatabasePath, skillExecutor, skillRegistry } from "@skillbox/core";
