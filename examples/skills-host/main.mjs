@@ -1,6 +1,6 @@
-// A skills host in a page of code (the CLI's `skillbox dev` is the full version): serves the packages in ./plugins (and
-// installed npm skill packages) over the embedded SQLite database, hot-reloading edits, and
-// logging loads, reloads, errors and executions. `--once` runs the demo and exits.
+// A skills host in a page of code (`skillbox dev` is the full version): serves the packages in
+// ./plugins (and installed npm skill packages) over the embedded SQLite database, hot-reloading
+// edits, and logging loads, reloads, errors and executions. `--once` runs the demo and exits.
 import { resolveDatabasePath, skillExecutor, skillRegistry } from "@skillbox/core";
 import { watchSkills } from "@skillbox/loader";
 import { createContainerRuntime } from "@skillbox/sandbox";
