@@ -84,12 +84,17 @@ describe("skillbox enable / disable", { timeout: 60_000 }, () => {
     expect(JSON.parse(ran.stdout)).toEqual({ echoed: "back" });
   });
 
-  it("an edit of the package hands the decision back to its manifest", async () => {
+  it("stays disabled after an edit of the code; enabling it runs the edited code", async () => {
     await project.run(["disable", "echo@1.0.0"]);
     project.tree.write(
       "plugins/echo/index.ts",
       'export default (input: any) => ({ echoed: input.msg + "!" });\n',
     );
+    const refused = await project.run(["run", "echo", "--input", '{"msg":"edited"}']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error SKILL_DISABLED: /m);
+
+    await project.run(["enable", "echo@1.0.0"]);
     const ran = await project.run(["run", "echo", "--input", '{"msg":"edited"}']);
     expect(ran.code).toBe(0);
     expect(JSON.parse(ran.stdout)).toEqual({ echoed: "edited!" });

@@ -6,14 +6,16 @@ import {
   type Skill,
   type SkillExecutor,
   type SkillHandler,
+  type SkillRegistration,
   type SkillRegistry,
   skillExecutor,
   skillRegistry,
 } from "@skillbox/core";
 import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
 import type { FailedPackage, LoadedPackage, LoadReport, SkillLoaderEvents } from "./loader-types.js";
-import { displayPath, readPackage } from "./manifest/read-package.js";
-import { LOADER_MARK, toRegistration } from "./manifest/to-registration.js";
+import { keepOperatorToggle } from "./manifest/keep-operator-toggle.js";
+import { displayPath, readPackage, type SkillPackage } from "./manifest/read-package.js";
+import { LOADER_MARK, type RegistrationContext, toRegistration } from "./manifest/to-registration.js";
 import { checkSyntax } from "./module/check-syntax.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
 import { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
@@ -305,7 +307,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
         : undefined;
     return {
       descriptor,
-      registration: toRegistration(descriptor, {
+      registration: this.registrationOf(descriptor, {
         codeHash,
         defined: module?.defined,
         owner: this.owner,
@@ -314,6 +316,11 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       }),
       ...(module ? { handler: module.handler } : {}),
     };
+  }
+
+  /** The package's registration, with an operator's enable/disable kept (see `keepOperatorToggle`). */
+  private registrationOf(descriptor: SkillPackage, context: RegistrationContext): SkillRegistration {
+    return keepOperatorToggle(this.registry, toRegistration(descriptor, context));
   }
 
   private applySkill(prepared: PreparedPackage, previous: PackageState | undefined): PackageState {

@@ -46,6 +46,41 @@ const run = (reference: string, input: unknown = { msg: "hi" }) => host.executor
 const outputOf = async (reference: string) => (await run(reference)).output;
 
 describe("SkillLoader", () => {
+  // Regression: every load registered the manifest's `enabled`, so a restart or an edit
+  // silently re-enabled a skill an operator had disabled.
+  describe("an operator's enable/disable", () => {
+    it("survives a restart, and an edit of the code", async () => {
+      tree.writeFolder("plugins/echo", skillFolder("one"));
+      await createLoader().loadAll();
+      const loaded = host.registry.getSkill("echo");
+      host.registry.setEnabledById(loaded?.id ?? "", false);
+
+      const restarted = createLoader();
+      await restarted.loadAll();
+      expect(host.registry.getSkill("echo")?.enabled).toBe(false);
+
+      tree.write("plugins/echo/index.ts", replyHandler("two"));
+      await restarted.syncPackage(tree.path("plugins/echo"));
+      expect(host.registry.getSkill("echo")?.metadata?.codeHash).not.toBe(loaded?.metadata?.codeHash);
+      expect(host.registry.getSkill("echo")?.enabled).toBe(false);
+      await expect(run("echo")).rejects.toMatchObject({ code: "SKILL_DISABLED" });
+    });
+
+    it("gives way when the manifest's own `enabled` changes", async () => {
+      tree.writeFolder("plugins/echo", skillFolder("one"));
+      const loader = createLoader();
+      await loader.loadAll();
+      host.registry.setEnabledById(host.registry.getSkill("echo")?.id ?? "", false);
+
+      tree.write("plugins/echo/skill.json", skillManifest({ enabled: false }));
+      await loader.syncPackage(tree.path("plugins/echo"));
+      tree.write("plugins/echo/skill.json", skillManifest({ enabled: true }));
+      await loader.syncPackage(tree.path("plugins/echo"));
+
+      expect(host.registry.getSkill("echo")?.enabled).toBe(true);
+    });
+  });
+
   describe("syncPackage", () => {
     it("loads a new package folder and emits `loaded`", async () => {
       const loader = createLoader();

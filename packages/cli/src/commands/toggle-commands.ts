@@ -4,8 +4,8 @@ import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./c
 
 /**
  * `skillbox enable|disable <name@version>`: flips a version's flag in the registry. It sticks
- * across loads until the package's files change (see `ToggleKeepingRegistry`), and a running
- * server on the same database sees it on its next lookup.
+ * across loads and edits until the manifest's own `enabled` changes (the loader keeps an
+ * operator's toggle), and a running server on the same database sees it on its next lookup.
  */
 export function registerToggleCommands(program: Command, context: CommandContext): void {
   for (const enabled of [true, false]) {

@@ -3,7 +3,7 @@ import {
   openDatabase,
   SkillExecutor,
   type SkillLogger,
-  type SkillRegistry,
+  SkillRegistry,
 } from "@skillbox/core";
 import {
   type ContainerRuntime,
@@ -12,7 +12,6 @@ import {
   SandboxRunner,
 } from "@skillbox/sandbox";
 import type { ResolvedConfig } from "../config/load-config.js";
-import { ToggleKeepingRegistry } from "./toggle-keeping-registry.js";
 
 /** Options of {@link openCliHost}. */
 export interface CliHostOptions {
@@ -32,13 +31,13 @@ export interface CliHost {
 }
 
 /**
- * Opens the configured database with a registry that keeps operator toggles (see
- * `ToggleKeepingRegistry`) and an executor with the `container` runtime registered, so
- * `runtime: "container"` skills run (the engine is found on their first run).
+ * Opens the configured database with a registry and an executor with the `container` runtime
+ * registered, so `runtime: "container"` skills run (the engine is found on their first run).
+ * `skillbox enable`/`disable` survive later loads: the loader keeps an operator's toggle.
  */
 export function openCliHost(config: ResolvedConfig, options: CliHostOptions = {}): CliHost {
   const database = openDatabase({ path: config.database });
-  const registry = new ToggleKeepingRegistry({ database });
+  const registry = new SkillRegistry({ database });
   const runner =
     config.sandbox.runtime === undefined
       ? undefined

@@ -49,6 +49,7 @@ export function toRegistration(descriptor: SkillPackage, context: RegistrationCo
       origin: context.origin,
       handlerPath: context.loadPath ?? descriptor.handlerPath,
       codeHash: context.codeHash,
+      manifestEnabled: manifest.enabled ?? true,
       ...(manifest.examples ? { examples: manifest.examples } : {}),
     },
   };
