@@ -81,3 +81,4 @@ export type {
   SkillRuntimeName,
   SkillSandboxSettings,
 } from "./types.js";
+export { EXECUTION_STATUSES } from "./types.js";

@@ -75,16 +75,20 @@ export interface Skill {
   updatedAt: string;
 }
 
+/** Every status an execution row can have, for validating filters (CLI flags, query strings). */
+export const EXECUTION_STATUSES = [
+  "pending",
+  "running",
+  "success",
+  "error",
+  "timeout",
+  "cancelled",
+  "denied",
+  "interrupted",
+] as const;
+
 /** Status of an execution row. */
-export type ExecutionStatus =
-  | "pending"
-  | "running"
-  | "success"
-  | "error"
-  | "timeout"
-  | "cancelled"
-  | "denied"
-  | "interrupted";
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** The error part of an execution record. */
 export interface ExecutionError {

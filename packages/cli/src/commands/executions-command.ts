@@ -1,4 +1,4 @@
-import type { ExecutionStatus, SkillExecution } from "@skillbox/core";
+import { EXECUTION_STATUSES, type ExecutionStatus, type SkillExecution } from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
 import { formatTable } from "../terminal/format-table.js";
 import type { Colors } from "../terminal/terminal.js";
@@ -12,16 +12,7 @@ interface ExecutionsOptions {
   json?: boolean;
 }
 
-const STATUSES: readonly ExecutionStatus[] = [
-  "pending",
-  "running",
-  "success",
-  "error",
-  "timeout",
-  "cancelled",
-  "denied",
-  "interrupted",
-];
+const STATUSES: readonly ExecutionStatus[] = EXECUTION_STATUSES;
 
 function parseStatus(value: string, previous: ExecutionStatus[] | undefined): ExecutionStatus[] {
   const statuses = value.split(",").map((status) => status.trim());

@@ -1,4 +1,4 @@
-import { type ExecutionStatus, formatZodIssues, SkillboxError } from "@skillbox/core";
+import { EXECUTION_STATUSES, type ExecutionStatus, formatZodIssues, SkillboxError } from "@skillbox/core";
 import type { Context } from "hono";
 import { z } from "zod";
 import { requestInvalid } from "./http-error.js";
@@ -6,17 +6,6 @@ import { requestInvalid } from "./http-error.js";
 /** The largest timer Node honours; a longer `setTimeout` fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 const MAX_PAGE_SIZE = 1000;
-
-const EXECUTION_STATUSES = [
-  "pending",
-  "running",
-  "success",
-  "error",
-  "timeout",
-  "cancelled",
-  "denied",
-  "interrupted",
-] as const satisfies readonly ExecutionStatus[];
 
 /** Body of `POST /api/skills/:name/execute`. */
 export const executeBodySchema = z.strictObject({
