@@ -1,0 +1,117 @@
+import { isSkillboxError, type Skill, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
+import { skillInputFromArguments } from "./parameters-schema.js";
+import type { ToolCall } from "./tool-call.js";
+import { decodeToolName, TOOL_NAME_PREFIX } from "./tool-name.js";
+
+/** The outcome of one tool call. */
+export interface ToolResult {
+  call: ToolCall;
+  /** true when the call named a skill and was executed */
+  handled: boolean;
+  ok: boolean;
+  output?: unknown;
+  error?: { code: string; message: string };
+  executionId?: string;
+}
+
+/** Options of {@link executeToolCalls}. */
+export interface ExecuteToolCallsOptions {
+  executor: SkillExecutor;
+  /** Where skills are looked up (default: the executor's registry). */
+  registry?: SkillRegistry;
+  /** The caller's owner id; only skills this owner can see run (default `public`, as in `execute`). */
+  apiKeyId?: string;
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Calls run at once (default 8: a model rarely asks for more in one turn, so they run in one wave). */
+  concurrency?: number;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+
+function failure(call: ToolCall, code: string, message: string, executionId?: string): ToolResult {
+  const result: ToolResult = { call, handled: true, ok: false, error: { code, message } };
+  if (executionId !== undefined) result.executionId = executionId;
+  return result;
+}
+
+async function executeOne(
+  call: ToolCall,
+  skill: { name: string; version?: string },
+  options: ExecuteToolCallsOptions,
+  registry: SkillRegistry,
+): Promise<ToolResult> {
+  if (call.error !== undefined) return failure(call, "TOOL_ARGUMENTS_INVALID", call.error);
+  const owner = options.apiKeyId ?? "public";
+  // Resolved here (not only inside execute) to know whether the input was wrapped as `{ input }`.
+  const resolved: Skill | null = registry.resolveVersion(skill.name, skill.version, owner);
+  if (resolved === null) {
+    const reference = skill.version === undefined ? skill.name : `${skill.name}@${skill.version}`;
+    return failure(call, "SKILL_NOT_FOUND", `No skill ${reference} is available to this caller`);
+  }
+  const input = skillInputFromArguments(resolved.schema.input, call.arguments);
+  try {
+    const execution = await options.executor.execute(`${resolved.name}@${resolved.version}`, input, {
+      apiKeyId: owner,
+      ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (execution.status === "success") {
+      return { call, handled: true, ok: true, output: execution.output, executionId: execution.id };
+    }
+    const error = execution.error ?? {
+      code: execution.status.toUpperCase(),
+      message: `ended ${execution.status}`,
+    };
+    return failure(call, error.code, error.message, execution.id);
+  } catch (error) {
+    // `execute` rejects before an execution exists (skill removed meanwhile, executor closed).
+    if (isSkillboxError(error)) return failure(call, error.code, error.message);
+    return failure(call, "HANDLER_ERROR", error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * Runs the skill tool calls of a model response through the executor — each one a normal,
+ * audited execution for the caller `apiKeyId` — at most `concurrency` at a time, and returns
+ * one result per call in the calls' order:
+ *
+ * - a call naming a skill the caller can see runs (`handled: true`, `ok` from the execution);
+ * - a call naming a skill the caller cannot see (another owner's, removed, wrong version) is
+ *   `handled: true, ok: false` with `SKILL_NOT_FOUND` and never runs;
+ * - a call whose arguments were not valid JSON is `TOOL_ARGUMENTS_INVALID` and never runs;
+ * - a call naming any other tool is `handled: false` and left for the client to run.
+ *
+ * Failures never reject: they become results the model can read. Hashed tool names (skill names
+ * too long for 64 characters) are recognised through the caller's visible skills.
+ */
+export async function executeToolCalls(
+  calls: ToolCall[],
+  options: ExecuteToolCallsOptions,
+): Promise<ToolResult[]> {
+  const registry = options.registry ?? options.executor.registry;
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY));
+  let visibleSkills: Skill[] | undefined;
+  const skillOf = (call: ToolCall) => {
+    if (call.skill !== undefined) return call.skill;
+    const plain = decodeToolName(call.name);
+    if (plain !== undefined || !call.name.startsWith(TOOL_NAME_PREFIX)) return plain;
+    visibleSkills ??= registry.list(options.apiKeyId ?? "public");
+    return decodeToolName(call.name, visibleSkills);
+  };
+  const results: ToolResult[] = new Array(calls.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < calls.length) {
+      const index = next++;
+      const call = calls[index] as ToolCall;
+      const skill = skillOf(call);
+      results[index] =
+        skill === undefined
+          ? { call, handled: false, ok: false }
+          : await executeOne(call, skill, options, registry);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, calls.length) }, worker));
+  return results;
+}

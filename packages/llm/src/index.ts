@@ -1,0 +1,14 @@
+export {
+  type ExecuteToolCallsOptions,
+  executeToolCalls,
+  type ToolResult,
+} from "./execute-tool-calls.js";
+export { extractToolCalls } from "./extract-tool-calls.js";
+export { toGeminiSchema } from "./gemini-schema.js";
+export { type RunToolLoopOptions, runToolLoop, type ToolLoopResult } from "./run-tool-loop.js";
+export { toToolResults } from "./to-tool-results.js";
+export { type ToOptions, toTools } from "./to-tools.js";
+export type { ToolCall } from "./tool-call.js";
+export { ToolCallAccumulator } from "./tool-call-accumulator.js";
+export type { ToolFormat } from "./tool-format.js";
+export { type DecodedToolName, decodeToolName, encodeToolName } from "./tool-name.js";

@@ -1,0 +1,185 @@
+import { SkillboxError, type SkillRegistration } from "@skillbox/core";
+import { encodeToolName, executeToolCalls, extractToolCalls, type ToolCall } from "@skillbox/llm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+
+const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
+
+function skill(overrides: Partial<SkillRegistration> & Pick<SkillRegistration, "name">): SkillRegistration {
+  return { version: "1.0.0", handler: "echo", input: MESSAGE_INPUT, apiKeyId: "system", ...overrides };
+}
+
+function call(id: string, name: string, toolArguments: unknown): ToolCall {
+  const [extracted] = extractToolCalls(
+    { content: [{ type: "tool_use", id, name, input: toolArguments }] },
+    "anthropic",
+  );
+  return extracted as ToolCall;
+}
+
+let host: TemporaryHost;
+let running = 0;
+let mostRunning = 0;
+
+beforeEach(() => {
+  host = createTemporaryHost();
+  running = 0;
+  mostRunning = 0;
+  host.executor.registerHandler("echo", (input: { msg: string }, context) => ({
+    echoed: input.msg,
+    version: context.skill.version,
+  }));
+  host.executor.registerHandler("shout", (input: string) => input.toUpperCase());
+  host.executor.registerHandler("slow", async (input: { msg: string }) => {
+    running += 1;
+    mostRunning = Math.max(mostRunning, running);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    running -= 1;
+    return input.msg;
+  });
+  host.executor.registerHandler("limited", () => {
+    throw new SkillboxError("RATE_LIMITED", "slow down", { retryable: false });
+  });
+  host.registry.registerMany([
+    skill({ name: "echo" }),
+    skill({ name: "echo", version: "2.0.0" }),
+    skill({ name: "shout", handler: "shout", input: { type: "string", minLength: 1 } }),
+    skill({ name: "slow", handler: "slow" }),
+    skill({ name: "limited", handler: "limited" }),
+    skill({ name: "alice-only", apiKeyId: "alice" }),
+    skill({ name: `@long-organisation/${"very-long-skill-name-".repeat(4)}end` }),
+  ]);
+});
+
+afterEach(async () => {
+  await host.dispose();
+});
+
+describe("executeToolCalls", () => {
+  it("runs skill calls as audited executions and leaves client tools alone, in the calls' order", async () => {
+    const calls = [
+      call("a", "get_time", {}),
+      call("b", encodeToolName("echo"), { msg: "latest" }),
+      call("c", encodeToolName("echo", "1.0.0"), { msg: "pinned" }),
+      call("d", encodeToolName("shout"), { input: "hey" }),
+    ];
+    const results = await executeToolCalls(calls, {
+      executor: host.executor,
+      apiKeyId: "bob",
+      sessionId: "s-1",
+    });
+    expect(results.map((result) => result.call.id)).toEqual(["a", "b", "c", "d"]);
+    expect(results[0]).toEqual({ call: calls[0], handled: false, ok: false });
+    expect(results[1]).toMatchObject({
+      handled: true,
+      ok: true,
+      output: { echoed: "latest", version: "2.0.0" },
+    });
+    expect(results[2]).toMatchObject({
+      handled: true,
+      ok: true,
+      output: { echoed: "pinned", version: "1.0.0" },
+    });
+    expect(results[3]).toMatchObject({ handled: true, ok: true, output: "HEY" });
+    const execution = host.executor.getExecution(results[1]?.executionId as string);
+    expect(execution).toMatchObject({
+      apiKeyId: "bob",
+      sessionId: "s-1",
+      status: "success",
+      skillVersion: "2.0.0",
+    });
+  });
+
+  it("never runs another owner's skill, a missing version or bad JSON", async () => {
+    const [badJson] = extractToolCalls(
+      {
+        choices: [
+          {
+            message: {
+              tool_calls: [
+                { id: "x", type: "function", function: { name: "skillbox_echo", arguments: "{" } },
+              ],
+            },
+          },
+        ],
+      },
+      "openai-chat",
+    );
+    const calls = [
+      call("a", encodeToolName("alice-only"), { msg: "hi" }),
+      call("b", encodeToolName("echo", "9.9.9"), { msg: "hi" }),
+      badJson as ToolCall,
+    ];
+    const results = await executeToolCalls(calls, { executor: host.executor, apiKeyId: "bob" });
+    expect(results.map((result) => [result.handled, result.ok, result.error?.code])).toEqual([
+      [true, false, "SKILL_NOT_FOUND"],
+      [true, false, "SKILL_NOT_FOUND"],
+      [true, false, "TOOL_ARGUMENTS_INVALID"],
+    ]);
+    expect(host.executor.countExecutions()).toBe(0);
+
+    const [own] = await executeToolCalls([calls[0] as ToolCall], {
+      executor: host.executor,
+      apiKeyId: "alice",
+    });
+    expect(own).toMatchObject({ handled: true, ok: true, output: { echoed: "hi" } });
+  });
+
+  it("reports failed executions with their code and execution id", async () => {
+    const results = await executeToolCalls(
+      [call("a", encodeToolName("limited"), { msg: "x" }), call("b", encodeToolName("echo"), { wrong: 1 })],
+      { executor: host.executor },
+    );
+    expect(results[0]).toMatchObject({
+      handled: true,
+      ok: false,
+      error: { code: "RATE_LIMITED", message: "slow down" },
+    });
+    expect(results[0]?.executionId).toEqual(expect.any(String));
+    expect(results[1]).toMatchObject({ handled: true, ok: false, error: { code: "INPUT_INVALID" } });
+  });
+
+  it("recognises a hashed long name through the caller's visible skills", async () => {
+    const name = `@long-organisation/${"very-long-skill-name-".repeat(4)}end`;
+    const toolName = encodeToolName(name);
+    const [result] = await executeToolCalls([call("a", toolName, { msg: "far" })], {
+      executor: host.executor,
+    });
+    expect(result).toMatchObject({ handled: true, ok: true, output: { echoed: "far" } });
+  });
+
+  it("runs at most `concurrency` calls at a time", async () => {
+    const calls = Array.from({ length: 10 }, (_, index) =>
+      call(`c${index}`, encodeToolName("slow"), { msg: `${index}` }),
+    );
+    const results = await executeToolCalls(calls, { executor: host.executor, concurrency: 2 });
+    expect(results.map((result) => result.output)).toEqual([
+      "0",
+      "1",
+      "2",
+      "3",
+      "4",
+      "5",
+      "6",
+      "7",
+      "8",
+      "9",
+    ]);
+    expect(mostRunning).toBe(2);
+
+    // The default runs a typical turn (up to 8 calls) in one wave.
+    mostRunning = 0;
+    await executeToolCalls(calls, { executor: host.executor });
+    expect(mostRunning).toBe(8);
+  });
+
+  it("reports calls cancelled by the signal as failures", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const [result] = await executeToolCalls([call("a", encodeToolName("slow"), { msg: "x" })], {
+      executor: host.executor,
+      signal: controller.signal,
+    });
+    expect(result).toMatchObject({ handled: true, ok: false, error: { code: "CANCELLED" } });
+  });
+});
