@@ -89,7 +89,6 @@ function responseWith(format, toolName) {
 }
 
 const FORMATS = ["openai-chat", "openai-responses", "anthropic", "gemini"];
-const WIDE_FORMATS = ["openai-chat", "anthropic"];
 
 const directory = temporaryDirectory("skillbox-bench-llm");
 try {
@@ -110,11 +109,11 @@ try {
     const executions = await Promise.all(inputs.map((input) => host.executor.execute("noop", input)));
     if (executions.some((execution) => execution.status !== "success")) throw new Error("direct call failed");
   };
-  const viaLlm = (format, concurrency) => {
+  const viaLlm = (format) => {
     const response = responseWith(format, toolName);
     return async () => {
       const calls = extractToolCalls(response, format);
-      const results = await executeToolCalls(calls, { executor: host.executor, concurrency });
+      const results = await executeToolCalls(calls, { executor: host.executor });
       if (results.length !== CALLS || results.some((result) => !result.ok)) {
         throw new Error(`${format}: ${JSON.stringify(results.find((result) => !result.ok))}`);
       }
@@ -124,9 +123,7 @@ try {
 
   // Check each format end to end once and warm up JIT, Ajv and caches.
   const cases = { direct };
-  for (const format of FORMATS) cases[format] = viaLlm(format, undefined);
-  // The default concurrency (4) runs the 8 calls in two waves; these rows separate that from the library's own cost.
-  for (const format of WIDE_FORMATS) cases[`${format} x8`] = viaLlm(format, CALLS);
+  for (const format of FORMATS) cases[format] = viaLlm(format);
   for (const run of Object.values(cases)) await sequentialRate(200, run);
 
   const rates = await compareRates(
@@ -147,13 +144,8 @@ try {
       microseconds(rates[format]),
       `${(rates.direct / rates[format]).toFixed(2)}x`,
     ]),
-    ...WIDE_FORMATS.map((format) => [
-      `  same, ${format}, concurrency: ${CALLS}`,
-      microseconds(rates[`${format} x8`]),
-      `${(rates.direct / rates[`${format} x8`]).toFixed(2)}x`,
-    ]),
   ]);
-  console.log("  (executeToolCalls runs at most 4 calls at a time by default: the 8 calls go in two waves)");
+  console.log("  (executeToolCalls runs up to 8 calls at a time by default: the 8 calls go in one wave)");
   console.log(
     `  (time per turn; medians of ${ROUNDS} interleaved rounds of ${TURNS} turns; no target, info only)`,
   );
