@@ -2,19 +2,15 @@
 // model server on loopback, with a real host and a real SQLite audit trail.
 import Anthropic from "@anthropic-ai/sdk";
 import type { Skill } from "@skillbox/core";
-import { encodeToolName, runToolLoop } from "@skillbox/llm";
+import { runToolLoop } from "@skillbox/llm";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import {
   createScriptedModelServer,
   type ScriptedModelServer,
   type ScriptedTurn,
 } from "./fixtures/scripted-model-server.js";
-
-const ADD = encodeToolName("add");
-const GREET = encodeToolName("greet");
-const FAIL = encodeToolName("fail");
-const CLIENT_TOOL = "get_local_time";
+import { ADD, CLIENT_TOOL, createHostWithSkills, FAIL, GREET } from "./fixtures/tool-skills.js";
 
 let host: TemporaryHost | undefined;
 let server: ScriptedModelServer | undefined;
@@ -29,50 +25,11 @@ afterEach(async () => {
   }
 });
 
-/** A host with `add` (a + b), `greet` (a greeting) and `fail` (always throws), and its skills. */
-function createHostWithSkills(): { host: TemporaryHost; skills: Skill[] } {
-  const created = createTemporaryHost();
-  host = created;
-  const skills = [
-    created.registry.register({
-      name: "add",
-      version: "1.0.0",
-      description: "Adds two numbers",
-      schema: {
-        input: {
-          type: "object",
-          properties: { a: { type: "number" }, b: { type: "number" } },
-          required: ["a", "b"],
-          additionalProperties: false,
-        },
-        output: { type: "number" },
-      },
-      handler: "add",
-    }),
-    created.registry.register({
-      name: "greet",
-      version: "1.0.0",
-      description: "Greets someone by name",
-      schema: {
-        input: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-        output: { type: "string" },
-      },
-      handler: "greet",
-    }),
-    created.registry.register({
-      name: "fail",
-      version: "1.0.0",
-      description: "Always fails",
-      schema: { input: { type: "object" } },
-      handler: "fail",
-    }),
-  ];
-  created.executor.registerHandler("add", (input: { a: number; b: number }) => input.a + input.b);
-  created.executor.registerHandler("greet", (input: { name: string }) => `Hello, ${input.name}!`);
-  created.executor.registerHandler("fail", () => {
-    throw new Error("the printer is on fire");
-  });
-  return { host: created, skills };
+/** The shared skills on a fresh host, which afterEach disposes of. */
+function hostWithSkills(): { host: TemporaryHost; skills: Skill[] } {
+  const created = createHostWithSkills();
+  host = created.host;
+  return created;
 }
 
 async function startServer(
@@ -128,7 +85,7 @@ const asText = (value: unknown) => (typeof value === "string" ? value : JSON.str
 
 describe("runToolLoop with the Anthropic client (messages)", () => {
   it("runs two parallel skill calls and returns the model's final text", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         text: "Let me work that out.",
@@ -160,7 +117,7 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
   });
 
   it("stops at a client tool call without executing it, and resumes once the client answers it", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [
@@ -203,7 +160,7 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
   });
 
   it("marks a failing skill's tool_result with is_error and finishes", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [
@@ -228,7 +185,7 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
   });
 
   it("marks input that breaks the skill's schema with is_error instead of crashing", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [

@@ -1,23 +1,19 @@
 // The tool loop end to end through the official `openai` client against a scripted model server
 // on loopback: Chat Completions and Responses, real host with a real SQLite audit trail.
 import type { Skill } from "@skillbox/core";
-import { encodeToolName, runToolLoop } from "@skillbox/llm";
+import { runToolLoop } from "@skillbox/llm";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import {
   createScriptedModelServer,
   type ScriptedModelServer,
   type ScriptedTurn,
 } from "./fixtures/scripted-model-server.js";
+import { ADD, CLIENT_TOOL, createHostWithSkills, FAIL, GREET } from "./fixtures/tool-skills.js";
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ChatTool = OpenAI.Chat.Completions.ChatCompletionTool;
-
-const ADD = encodeToolName("add");
-const GREET = encodeToolName("greet");
-const FAIL = encodeToolName("fail");
-const CLIENT_TOOL = "get_local_time";
 
 let host: TemporaryHost | undefined;
 let server: ScriptedModelServer | undefined;
@@ -32,50 +28,11 @@ afterEach(async () => {
   }
 });
 
-/** A host with `add` (a + b), `greet` (a greeting) and `fail` (always throws), and its skills. */
-function createHostWithSkills(): { host: TemporaryHost; skills: Skill[] } {
-  const created = createTemporaryHost();
-  host = created;
-  const skills = [
-    created.registry.register({
-      name: "add",
-      version: "1.0.0",
-      description: "Adds two numbers",
-      schema: {
-        input: {
-          type: "object",
-          properties: { a: { type: "number" }, b: { type: "number" } },
-          required: ["a", "b"],
-          additionalProperties: false,
-        },
-        output: { type: "number" },
-      },
-      handler: "add",
-    }),
-    created.registry.register({
-      name: "greet",
-      version: "1.0.0",
-      description: "Greets someone by name",
-      schema: {
-        input: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-        output: { type: "string" },
-      },
-      handler: "greet",
-    }),
-    created.registry.register({
-      name: "fail",
-      version: "1.0.0",
-      description: "Always fails",
-      schema: { input: { type: "object" } },
-      handler: "fail",
-    }),
-  ];
-  created.executor.registerHandler("add", (input: { a: number; b: number }) => input.a + input.b);
-  created.executor.registerHandler("greet", (input: { name: string }) => `Hello, ${input.name}!`);
-  created.executor.registerHandler("fail", () => {
-    throw new Error("the printer is on fire");
-  });
-  return { host: created, skills };
+/** The shared skills on a fresh host, which afterEach disposes of. */
+function hostWithSkills(): { host: TemporaryHost; skills: Skill[] } {
+  const created = createHostWithSkills();
+  host = created.host;
+  return created;
 }
 
 async function startServer(script: ScriptedTurn[]): Promise<{ server: ScriptedModelServer; client: OpenAI }> {
@@ -140,7 +97,7 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
     });
 
   it("runs two parallel skill calls and returns the model's final text", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [
@@ -179,7 +136,7 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
   });
 
   it("stops at a client tool call without executing it, and resumes once the client answers it", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [
@@ -219,7 +176,7 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
   });
 
   it("sends a failing skill back as an error tool result and finishes", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [
@@ -245,7 +202,7 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
   });
 
   it("answers malformed JSON arguments with an error result instead of crashing", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [
@@ -289,7 +246,7 @@ describe("runToolLoop with the OpenAI client (responses)", () => {
     });
 
   it("runs two parallel skill calls and returns the model's final text", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [
@@ -314,7 +271,7 @@ describe("runToolLoop with the OpenAI client (responses)", () => {
   });
 
   it("stops at a client tool call without executing it, and resumes once the client answers it", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       { toolCalls: [{ tool: CLIENT_TOOL, arguments: {} }] },
       { text: "It is noon." },
@@ -340,7 +297,7 @@ describe("runToolLoop with the OpenAI client (responses)", () => {
   });
 
   it("sends failing and malformed calls back as error outputs and finishes", async () => {
-    const { host, skills } = createHostWithSkills();
+    const { host, skills } = hostWithSkills();
     const { server, client } = await startServer([
       {
         toolCalls: [

@@ -1,16 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SkillboxError } from "../errors/skillbox-error.js";
-import type { ExecutionStatus, Skill, SkillExecution } from "../types.js";
+import { EXECUTION_STATUSES, type ExecutionStatus, type Skill, type SkillExecution } from "../types.js";
 import type { ExecutionStore } from "./execution-store.js";
 
-const FINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set([
-  "success",
-  "error",
-  "timeout",
-  "cancelled",
-  "denied",
-  "interrupted",
-]);
+/** Every status but the two of an execution still under way. */
+const FINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set(
+  EXECUTION_STATUSES.filter((status) => status !== "pending" && status !== "running"),
+);
 
 /** How often a row being run by another process is re-read while waiting for it. */
 const POLL_INTERVAL_MS = 25;
