@@ -54,6 +54,19 @@ describe("createHttpApp: POST /api/skills/:name/execute", () => {
     });
   });
 
+  it("is 400 SKILL_REFERENCE_INVALID for a `version` that is not a semver range", async () => {
+    const api = await startApi();
+    api.host.registry.register(echoSkill({ version: "1.2.0" }));
+
+    const response = await api.call("POST", "/api/skills/echo/execute", {
+      json: { input: { msg: "x" }, version: "one-point-two" },
+    });
+
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("SKILL_REFERENCE_INVALID");
+    expect(response.body.error.message).toContain("one-point-two");
+  });
+
   it("runs scoped names, URL-encoded or as two segments", async () => {
     const api = await startApi();
     api.host.registry.register(echoSkill({ name: "@acme/weather" }));

@@ -2,6 +2,7 @@
  * Every error code Skillbox raises. Callers branch on `error.code`, never on message text.
  *
  * - `SKILL_NOT_FOUND` – no visible skill matches the name or version range.
+ * - `SKILL_REFERENCE_INVALID` – a `name@range` reference is empty or its range is not semver.
  * - `SKILL_DISABLED` – the resolved skill exists but is disabled.
  * - `HANDLER_NOT_FOUND` – the skill's handler reference is not registered with the executor.
  * - `RUNTIME_NOT_FOUND` – the skill asks for a runtime the executor does not have.
@@ -25,6 +26,7 @@
  */
 export type SkillboxErrorCode =
   | "SKILL_NOT_FOUND"
+  | "SKILL_REFERENCE_INVALID"
   | "SKILL_DISABLED"
   | "HANDLER_NOT_FOUND"
   | "RUNTIME_NOT_FOUND"
@@ -70,6 +72,7 @@ const NEVER_RETRIED: ReadonlySet<string> = new Set([
   "CANCELLED",
   "DENIED",
   "SKILL_NOT_FOUND",
+  "SKILL_REFERENCE_INVALID",
   "SKILL_DISABLED",
   "HANDLER_NOT_FOUND",
   "RUNTIME_NOT_FOUND",

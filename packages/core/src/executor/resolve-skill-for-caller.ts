@@ -5,14 +5,14 @@ import type { SkillRegistry } from "../registry/skill-registry.js";
 import type { Skill } from "../types.js";
 
 /**
- * Resolves `name@range` to the enabled skill `caller` may run, or throws `SKILL_NOT_FOUND` /
- * `SKILL_DISABLED` with a message that says what exists and what to do.
+ * Resolves `name@range` to the enabled skill `caller` may run, or throws `SKILL_REFERENCE_INVALID`,
+ * `SKILL_NOT_FOUND` or `SKILL_DISABLED` with a message that says what exists and what to do.
  */
 export function resolveSkillForCaller(registry: SkillRegistry, reference: string, caller: string): Skill {
   const { name, range } = parseSkillReference(reference);
   if (range !== undefined && range !== "latest" && semver.validRange(range) === null) {
     throw new SkillboxError(
-      "SKILL_NOT_FOUND",
+      "SKILL_REFERENCE_INVALID",
       `"${reference}": "${range}" is not a semver version or range (try "${name}@^1.0.0" or just "${name}")`,
     );
   }

@@ -151,7 +151,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
 
   /**
    * Runs `reference` (`name`, `name@version` or `name@range`) for the caller in `options.apiKeyId`
-   * (default `public`). Throws `SKILL_NOT_FOUND` / `SKILL_DISABLED` when nothing can be resolved;
+   * (default `public`). Throws `SKILL_REFERENCE_INVALID`, `SKILL_NOT_FOUND` or `SKILL_DISABLED` when nothing can be resolved;
    * everything after resolution — failures included — is returned as the recorded execution.
    */
   // biome-ignore lint/suspicious/noExplicitAny: `result.output?.field` must work untyped, as in the reference example.

@@ -14,7 +14,7 @@ export interface SkillReference {
 export function parseSkillReference(reference: string): SkillReference {
   if (typeof reference !== "string" || reference.trim() === "") {
     throw new SkillboxError(
-      "SKILL_NOT_FOUND",
+      "SKILL_REFERENCE_INVALID",
       `A skill reference must be a non-empty string such as "echo" or "echo@^1.0.0", got ${JSON.stringify(reference)}`,
     );
   }

@@ -98,11 +98,11 @@ describe("SkillExecutor", () => {
       expect(host.executor.countExecutions()).toBe(0);
     });
 
-    it("throws SKILL_NOT_FOUND for a version range that is not semver", async () => {
+    it("throws SKILL_REFERENCE_INVALID for a version range that is not semver", async () => {
       const host = newHost();
       register(host, { name: "echo" });
       host.executor.registerHandler("echo", (input) => input);
-      const error = await rejection(host.executor.execute("echo@not-a-range", {}), "SKILL_NOT_FOUND");
+      const error = await rejection(host.executor.execute("echo@not-a-range", {}), "SKILL_REFERENCE_INVALID");
       expect(error.message).toContain("not-a-range");
       expect(host.executor.countExecutions()).toBe(0);
     });

@@ -851,10 +851,10 @@ describe("parseSkillReference", () => {
     expect(parseSkillReference(reference)).toEqual({ name, range });
   });
 
-  it("rejects an empty reference with SKILL_NOT_FOUND", () => {
+  it("rejects an empty reference with SKILL_REFERENCE_INVALID", () => {
     for (const reference of ["", "   "]) {
       expect(() => parseSkillReference(reference)).toThrow(
-        expect.objectContaining({ code: "SKILL_NOT_FOUND" }),
+        expect.objectContaining({ code: "SKILL_REFERENCE_INVALID" }),
       );
     }
   });

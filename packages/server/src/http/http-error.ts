@@ -15,6 +15,7 @@ export interface HttpErrorBody {
  */
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   REQUEST_INVALID: 400,
+  SKILL_REFERENCE_INVALID: 400,
   AUTH_REQUIRED: 401,
   AUTH_INVALID: 401,
   FORBIDDEN: 403,
