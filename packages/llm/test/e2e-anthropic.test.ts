@@ -5,38 +5,18 @@ import type { Skill } from "@skillbox/core";
 import { runToolLoop } from "@skillbox/llm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import {
-  createScriptedModelServer,
-  type ScriptedModelServer,
-  type ScriptedTurn,
-} from "./fixtures/scripted-model-server.js";
-import { ADD, CLIENT_TOOL, createHostWithSkills, FAIL, GREET } from "./fixtures/tool-skills.js";
+import type { ScriptedModelServer, ScriptedTurn } from "./fixtures/scripted-model-server.js";
+import { ADD, CLIENT_TOOL, createLoopTestBed, FAIL, GREET } from "./fixtures/tool-skills.js";
 
-let host: TemporaryHost | undefined;
-let server: ScriptedModelServer | undefined;
+const bed = createLoopTestBed();
+const hostWithSkills = bed.hostWithSkills;
 
-afterEach(async () => {
-  try {
-    await server?.close();
-  } finally {
-    server = undefined;
-    await host?.dispose();
-    host = undefined;
-  }
-});
-
-/** The shared skills on a fresh host, which afterEach disposes of. */
-function hostWithSkills(): { host: TemporaryHost; skills: Skill[] } {
-  const created = createHostWithSkills();
-  host = created.host;
-  return created;
-}
+afterEach(() => bed.dispose());
 
 async function startServer(
   script: ScriptedTurn[],
 ): Promise<{ server: ScriptedModelServer; client: Anthropic }> {
-  const started = await createScriptedModelServer(script);
-  server = started;
+  const started = await bed.startModelServer(script);
   return { server: started, client: new Anthropic({ apiKey: "test", baseURL: started.url, maxRetries: 0 }) };
 }
 

@@ -5,39 +5,19 @@ import { runToolLoop } from "@skillbox/llm";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import {
-  createScriptedModelServer,
-  type ScriptedModelServer,
-  type ScriptedTurn,
-} from "./fixtures/scripted-model-server.js";
-import { ADD, CLIENT_TOOL, createHostWithSkills, FAIL, GREET } from "./fixtures/tool-skills.js";
+import type { ScriptedModelServer, ScriptedTurn } from "./fixtures/scripted-model-server.js";
+import { ADD, CLIENT_TOOL, createLoopTestBed, FAIL, GREET } from "./fixtures/tool-skills.js";
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type ChatTool = OpenAI.Chat.Completions.ChatCompletionTool;
 
-let host: TemporaryHost | undefined;
-let server: ScriptedModelServer | undefined;
+const bed = createLoopTestBed();
+const hostWithSkills = bed.hostWithSkills;
 
-afterEach(async () => {
-  try {
-    await server?.close();
-  } finally {
-    server = undefined;
-    await host?.dispose();
-    host = undefined;
-  }
-});
-
-/** The shared skills on a fresh host, which afterEach disposes of. */
-function hostWithSkills(): { host: TemporaryHost; skills: Skill[] } {
-  const created = createHostWithSkills();
-  host = created.host;
-  return created;
-}
+afterEach(() => bed.dispose());
 
 async function startServer(script: ScriptedTurn[]): Promise<{ server: ScriptedModelServer; client: OpenAI }> {
-  const started = await createScriptedModelServer(script);
-  server = started;
+  const started = await bed.startModelServer(script);
   const client = new OpenAI({ apiKey: "test", baseURL: `${started.url}/v1`, maxRetries: 0 });
   return { server: started, client };
 }

@@ -1,8 +1,25 @@
-import { type LoadSkillsResult, loadSkills } from "@skillbox/loader";
+import { type LoadSkillsResult, loadSkills, type SkillLoaderOptions } from "@skillbox/loader";
 import type { ResolvedConfig } from "../config/load-config.js";
 import { displayPath } from "../terminal/display-path.js";
 import type { Terminal } from "../terminal/terminal.js";
 import type { CliHost } from "./open-cli-host.js";
+
+/** The loader settings of the configured folders, for a one-shot load or a watcher. */
+export function loaderOptionsOf(host: CliHost, config: ResolvedConfig): SkillLoaderOptions {
+  return {
+    dirs: config.dirs,
+    npm: config.npm,
+    projectRoot: config.projectRoot,
+    owner: config.owner,
+    registry: host.registry,
+    executor: host.executor,
+  };
+}
+
+/** The progress line shown while the configured folders load. */
+export function loadingMessage(config: ResolvedConfig): string {
+  return `loading skills from ${config.dirs.map(displayPath).join(", ")}`;
+}
 
 /**
  * Loads the configured folders (and npm skill packages) into the host once, with a progress line,
@@ -14,17 +31,10 @@ export async function loadSkillFolders(
   config: ResolvedConfig,
   terminal: Terminal,
 ): Promise<LoadSkillsResult> {
-  const progress = terminal.progress(`loading skills from ${config.dirs.map(displayPath).join(", ")}`);
+  const progress = terminal.progress(loadingMessage(config));
   let result: LoadSkillsResult;
   try {
-    result = await loadSkills({
-      dirs: config.dirs,
-      npm: config.npm,
-      projectRoot: config.projectRoot,
-      owner: config.owner,
-      registry: host.registry,
-      executor: host.executor,
-    });
+    result = await loadSkills(loaderOptionsOf(host, config));
   } finally {
     progress.stop();
   }

@@ -1,5 +1,6 @@
 import { type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
 import type { ResolvedConfig } from "../config/load-config.js";
+import { loaderOptionsOf, loadingMessage } from "../host/load-skill-folders.js";
 import { type CliHost, openCliHost } from "../host/open-cli-host.js";
 import { warmSandboxes } from "../host/warm-sandboxes.js";
 import { displayPath } from "../terminal/display-path.js";
@@ -31,15 +32,8 @@ async function loadFolders(
   terminal: Terminal,
   log: LiveLog,
 ): Promise<LoadedFolders> {
-  const loaderOptions = {
-    dirs: config.dirs,
-    npm: config.npm,
-    projectRoot: config.projectRoot,
-    owner: config.owner,
-    registry: host.registry,
-    executor: host.executor,
-  };
-  const progress = terminal.progress(`loading skills from ${config.dirs.map(displayPath).join(", ")}`);
+  const loaderOptions = loaderOptionsOf(host, config);
+  const progress = terminal.progress(loadingMessage(config));
   try {
     if (!options.watch) {
       const { loader, ...report } = await loadSkills(loaderOptions);
