@@ -6,6 +6,7 @@ import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/t
 import { bwrapRequirement, describeWithEngine } from "./engine-availability.js";
 import {
   createRecordingLogger,
+  expectProbeLogs,
   type LoadedContainerSkills,
   loadContainerSkills,
   type RecordingLogger,
@@ -71,19 +72,7 @@ describeWithEngine("createContainerRuntime (bwrap)", bwrapRequirement(), () => {
       attempt: 1,
       executionId: execution.id,
     });
-    await vi.waitFor(() => {
-      const ofThisExecution = logs.entries.filter((entry) => entry.fields.executionId === execution.id);
-      expect(ofThisExecution).toEqual(
-        expect.arrayContaining([
-          {
-            level: "info",
-            message: "console.log from the handler",
-            fields: expect.objectContaining({ stream: "stderr" }),
-          },
-          { level: "info", message: "handler log entry", fields: expect.objectContaining({ msg: "hello" }) },
-        ]),
-      );
-    }, CLEANUP_TIMEOUT);
+    await expectProbeLogs(logs, execution.id);
   });
 
   it("delivers a SkillboxError thrown in the handler with its own code", async () => {

@@ -17,6 +17,7 @@ import {
 } from "./engine-availability.js";
 import {
   createRecordingLogger,
+  expectProbeLogs,
   type LoadedContainerSkills,
   loadContainerSkills,
   type RecordingLogger,
@@ -217,23 +218,7 @@ describeWithEngine("createContainerRuntime (podman)", podmanRequirement(), () =>
       });
       expect(execution.output.hostname).not.toBe(hostname());
       // console.log went to stderr, and the handler's own log entries keep their level and fields.
-      await vi.waitFor(() => {
-        const ofThisExecution = logs.entries.filter((entry) => entry.fields.executionId === execution.id);
-        expect(ofThisExecution).toEqual(
-          expect.arrayContaining([
-            {
-              level: "info",
-              message: "console.log from the handler",
-              fields: expect.objectContaining({ stream: "stderr" }),
-            },
-            {
-              level: "info",
-              message: "handler log entry",
-              fields: expect.objectContaining({ msg: "hello" }),
-            },
-          ]),
-        );
-      }, CLEANUP_TIMEOUT);
+      await expectProbeLogs(logs, execution.id);
     });
 
     it("delivers a SkillboxError thrown in the handler with its own code and data", async () => {
