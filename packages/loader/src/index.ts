@@ -8,6 +8,7 @@ export {
   skillManifestSchema,
 } from "./manifest/manifest-schemas.js";
 export {
+  displayPath,
   type InterceptorPackage,
   type PackageDescriptor,
   readPackage,

@@ -1,7 +1,7 @@
+import { displayPath } from "@skillbox/loader";
 import { type Command, Option } from "commander";
 import { scaffoldSkill } from "../scaffold/scaffold-skill.js";
 import type { ScaffoldRuntime } from "../scaffold/skill-templates.js";
-import { displayPath } from "../terminal/display-path.js";
 import { type CommandContext, resolveCommandConfig } from "./command-context.js";
 
 interface NewOptions {

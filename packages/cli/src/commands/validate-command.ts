@@ -1,5 +1,5 @@
+import { displayPath } from "@skillbox/loader";
 import type { Command } from "commander";
-import { displayPath } from "../terminal/display-path.js";
 import type { Terminal } from "../terminal/terminal.js";
 import { type ValidationReport, validatePackages } from "../validate/validate-packages.js";
 import { type CommandContext, resolveCommandConfig } from "./command-context.js";

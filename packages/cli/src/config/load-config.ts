@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatZodIssues, resolveDatabasePath, SkillboxError } from "@skillbox/core";
+import { displayPath } from "@skillbox/loader";
 import type { SandboxProviderName } from "@skillbox/sandbox";
 import { createJiti } from "jiti";
-import { displayPath } from "../terminal/display-path.js";
 import { configSchema, type ValidatedConfig } from "./config-schema.js";
 
 /** Config file names looked for in the working directory, in this order. */

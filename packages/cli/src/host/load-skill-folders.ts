@@ -1,6 +1,5 @@
-import { type LoadSkillsResult, loadSkills, type SkillLoaderOptions } from "@skillbox/loader";
+import { displayPath, type LoadSkillsResult, loadSkills, type SkillLoaderOptions } from "@skillbox/loader";
 import type { ResolvedConfig } from "../config/load-config.js";
-import { displayPath } from "../terminal/display-path.js";
 import type { Terminal } from "../terminal/terminal.js";
 import type { CliHost } from "./open-cli-host.js";
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { SKILL_NAME_PATTERN, SkillboxError } from "@skillbox/core";
-import { displayPath } from "../terminal/display-path.js";
+import { displayPath } from "@skillbox/loader";
 import {
   handlerTemplate,
   readmeTemplate,

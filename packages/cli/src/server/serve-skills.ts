@@ -1,9 +1,8 @@
-import { type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
+import { displayPath, type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
 import type { ResolvedConfig } from "../config/load-config.js";
 import { loaderOptionsOf, loadingMessage } from "../host/load-skill-folders.js";
 import { type CliHost, openCliHost } from "../host/open-cli-host.js";
 import { warmSandboxes } from "../host/warm-sandboxes.js";
-import { displayPath } from "../terminal/display-path.js";
 import { errorCodeOf } from "../terminal/format-error-line.js";
 import { createLiveLog, type LiveLog } from "../terminal/live-log.js";
 import type { Terminal } from "../terminal/terminal.js";

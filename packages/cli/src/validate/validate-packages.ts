@@ -3,12 +3,12 @@ import { resolve } from "node:path";
 import { isDefinedSkill, isSkillboxError, SkillboxError } from "@skillbox/core";
 import {
   checkSyntax,
+  displayPath,
   importFresh,
   listPackageFolders,
   type PackageDescriptor,
   readPackage,
 } from "@skillbox/loader";
-import { displayPath } from "../terminal/display-path.js";
 
 /** One thing wrong with a package. */
 export interface ValidationProblem {
