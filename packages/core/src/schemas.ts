@@ -32,7 +32,14 @@ export const sandboxSettingsSchema = z
     network: z.boolean().optional(),
     warmPool: z.number().int().min(0).max(64).optional(),
   })
-  .loose();
+  .loose()
+  .refine(
+    (sandbox) => sandbox.command === undefined || sandbox.command.length === 0 || sandbox.image !== undefined,
+    {
+      path: ["image"],
+      message: "must name the image to run `sandbox.command` in",
+    },
+  );
 
 /**
  * Zod schema of what `register()` accepts. Schemas may be given as `schema: { input, output }`

@@ -97,6 +97,20 @@ describe("skillRegistrationSchema", () => {
   });
 });
 
+describe("sandboxSettingsSchema", () => {
+  it("requires an image for a command, naming `image`", () => {
+    const parsed = sandboxSettingsSchema.safeParse({ command: ["node", "run.js"] });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({
+      path: ["image"],
+      message: expect.stringContaining("sandbox.command"),
+    });
+    expect(sandboxSettingsSchema.safeParse({ command: ["node"], image: "alpine" }).success).toBe(true);
+    // A handler skill needs neither: Skillbox's runner and default image run it.
+    expect(sandboxSettingsSchema.safeParse({ memoryMb: 64 }).success).toBe(true);
+  });
+});
+
 describe("retryPolicySchema", () => {
   it("accepts a partial policy", () => {
     expect(retryPolicySchema.parse({ maxAttempts: 3 })).toEqual({ maxAttempts: 3 });

@@ -71,17 +71,6 @@ function checkRuntime(descriptor: PackageDescriptor): void {
       { data: { file: manifestFile } },
     );
   }
-  if (
-    runtime === "container" &&
-    manifest.sandbox?.command !== undefined &&
-    manifest.sandbox.image === undefined
-  ) {
-    throw new SkillboxError(
-      "MANIFEST_INVALID",
-      `${displayPath(manifestFile)}: \`sandbox.image\` must name the image to run \`sandbox.command\` in`,
-      { data: { file: manifestFile } },
-    );
-  }
 }
 
 /**

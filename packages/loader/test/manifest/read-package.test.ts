@@ -89,6 +89,14 @@ describe("readPackage", () => {
       expect(error.data).toMatchObject({ file: tree.path("pkg/skill.json") });
     });
 
+    it("rejects a sandbox command without an image, naming `sandbox.image`", async () => {
+      writeSkill({ runtime: "container", sandbox: { command: ["node", "run.js"] } });
+      const error = await readError("pkg");
+      expect(error.code).toBe("MANIFEST_INVALID");
+      expect(error.message).toContain(tree.path("pkg/skill.json"));
+      expect(error.message).toContain("`sandbox.image`");
+    });
+
     it("rejects a version that is not semver, saying what was expected and what it got", async () => {
       writeSkill({ version: "1.0" });
       const error = await readError("pkg");
