@@ -12,6 +12,7 @@ import {
   skillRegistry,
 } from "@skillbox/core";
 import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
+import { codeRootOf } from "./discovery/skill-bundle.js";
 import type { FailedPackage, LoadedPackage, LoadReport, SkillLoaderEvents } from "./loader-types.js";
 import { keepOperatorToggle } from "./manifest/keep-operator-toggle.js";
 import { displayPath, readPackage, type SkillPackage } from "./manifest/read-package.js";
@@ -250,6 +251,11 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     this.removeResolver();
   }
 
+  /** The folders of known packages that are `folder` or inside it (a bundle's members, say). */
+  packageRootsWithin(folder: string): string[] {
+    return [...this.packages.keys()].filter((root) => root === folder || root.startsWith(folder + sep));
+  }
+
   /**
    * The watched folder that contains `path` — the longest one, so `plugins` never claims
    * `plugins-extra/…` — or undefined when none does.
@@ -289,7 +295,8 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     if (descriptor.kind === "interceptor") {
       return { descriptor, interceptor: await importInterceptorModule(descriptor) };
     }
-    const codeHash = await hashPackageFiles(root);
+    const codeRoot = codeRootOf(root);
+    const codeHash = await hashPackageFiles(codeRoot);
     // Code of worker and container skills never runs on the host: on reload it is only
     // syntax-checked. Without schemas in the manifest they come from defineSkill in the module,
     // which then has to be imported here once.
@@ -303,7 +310,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     // Watched packages that run off the host are served from a snapshot of this version.
     const loadPath =
       !runsOnHost && this.watchedFolderOf(root) !== undefined
-        ? join(snapshotPackage(root, codeHash), relative(realpathSync(root), descriptor.handlerPath))
+        ? join(snapshotPackage(codeRoot, codeHash), relative(realpathSync(codeRoot), descriptor.handlerPath))
         : undefined;
     return {
       descriptor,

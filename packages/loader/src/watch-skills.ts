@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { basename } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import { packageRootOf } from "./discovery/discover-package-roots.js";
+import { codeRootOf, isSkillBundle, listBundleMembers } from "./discovery/skill-bundle.js";
 import type { LoadReport, SkillLoaderEvents } from "./loader-types.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
 import { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
@@ -74,12 +75,13 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
       return;
     }
     const run = (async () => {
-      const hashBefore = await hashPackageFiles(root);
+      const codeRoot = codeRootOf(root);
+      const hashBefore = await hashPackageFiles(codeRoot);
       await loader.syncPackage(root);
       // chokidar drops a change that follows another change of the same file within its 50 ms
       // throttle: look once more after the window, and sync again if the files moved on.
       await new Promise((resolve) => setTimeout(resolve, CHOKIDAR_THROTTLE_MS + 10));
-      if (!closed && (await hashPackageFiles(root)) !== hashBefore) dirty.add(root);
+      if (!closed && (await hashPackageFiles(codeRoot)) !== hashBefore) dirty.add(root);
     })().finally(() => {
       running.delete(root);
       if (dirty.delete(root) && !closed) sync(root);
@@ -87,19 +89,31 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
     running.set(root, run);
   };
 
+  /**
+   * The packages a changed path can affect: its package, or for a path inside a bundle every
+   * member (they share its code), including members known before that are gone now.
+   */
+  const rootsToSync = (path: string): string[] => {
+    const directory = loader.watchedFolderOf(path);
+    const top = directory === undefined ? undefined : packageRootOf(directory, path);
+    if (top === undefined || basename(top).startsWith(".")) return [];
+    const roots = new Set([top, ...loader.packageRootsWithin(top)]);
+    if (isSkillBundle(top)) for (const member of listBundleMembers(top)) roots.add(member);
+    return [...roots].filter((root) => !basename(root).startsWith("."));
+  };
+
   const schedule = (path: string): void => {
     if (closed) return;
-    const directory = loader.watchedFolderOf(path);
-    const root = directory === undefined ? undefined : packageRootOf(directory, path);
-    if (root === undefined || basename(root).startsWith(".")) return;
-    clearTimeout(timers.get(root));
-    timers.set(
-      root,
-      setTimeout(() => {
-        timers.delete(root);
-        sync(root);
-      }, debounceMs),
-    );
+    for (const root of rootsToSync(path)) {
+      clearTimeout(timers.get(root));
+      timers.set(
+        root,
+        setTimeout(() => {
+          timers.delete(root);
+          sync(root);
+        }, debounceMs),
+      );
+    }
   };
 
   const started = (async () => {

@@ -1,5 +1,6 @@
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { isSkillBundle, listBundleMembers } from "./skill-bundle.js";
 
 async function listDirectories(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
@@ -12,12 +13,20 @@ async function listDirectories(directory: string): Promise<string[]> {
     .map((entry) => join(directory, entry.name));
 }
 
-/** Subfolders of `directory` that may be packages: `name/` and `@scope/name/`. Missing directory → none. */
+/** The folders a package folder stands for: itself, and a bundle's members (the bundle is read too, so a malformed field is reported). */
+function expandBundle(folder: string): string[] {
+  return isSkillBundle(folder) ? [folder, ...listBundleMembers(folder)] : [folder];
+}
+
+/**
+ * Subfolders of `directory` that may be packages: `name/`, `@scope/name/`, and the members of
+ * a bundle (`name/member/`). Missing directory → none.
+ */
 export async function listPackageFolders(directory: string): Promise<string[]> {
   const folders: string[] = [];
   for (const path of await listDirectories(directory)) {
-    if (basename(path).startsWith("@")) folders.push(...(await listDirectories(path)));
-    else folders.push(path);
+    const candidates = basename(path).startsWith("@") ? await listDirectories(path) : [path];
+    for (const candidate of candidates) folders.push(...expandBundle(candidate));
   }
   return folders;
 }
@@ -36,7 +45,7 @@ export async function discoverNpmPackages(projectRoot: string): Promise<string[]
         const json = JSON.parse(await readFile(join(folder, "package.json"), "utf8")) as {
           skillbox?: unknown;
         };
-        if (json.skillbox !== undefined) found.push(await realpath(folder));
+        if (json.skillbox !== undefined) found.push(...expandBundle(await realpath(folder)));
       } catch {
         // Not a package (or an unreadable one): npm discovery only looks for opted-in packages.
       }
@@ -45,7 +54,10 @@ export async function discoverNpmPackages(projectRoot: string): Promise<string[]
   return found.sort();
 }
 
-/** The package folder a changed `path` belongs to, for a watched `directory`; undefined when none. */
+/**
+ * The top-level package folder a changed `path` belongs to, for a watched `directory` (for a
+ * bundle, the bundle: see `packageRootsToSync`); undefined when none.
+ */
 export function packageRootOf(directory: string, path: string): string | undefined {
   const relativeParts = resolve(path)
     .slice(resolve(directory).length + 1)

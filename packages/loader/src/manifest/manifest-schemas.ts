@@ -85,6 +85,9 @@ export const packageInterceptorFieldSchema = z
   .object({ kind: z.literal("interceptor"), ...interceptorFields })
   .strict();
 
+/** The `"skillbox"` field of a package.json that is a bundle: its subfolders are the packages. */
+export const packageBundleFieldSchema = z.object({ kind: z.literal("bundle") }).strict();
+
 /** A validated skill manifest, wherever it came from. */
 export type SkillManifest = z.output<typeof skillManifestSchema>;
 /** A validated interceptor manifest, wherever it came from. */

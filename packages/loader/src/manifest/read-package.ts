@@ -5,6 +5,7 @@ import type { z } from "zod";
 import {
   type InterceptorManifest,
   interceptorManifestSchema,
+  packageBundleFieldSchema,
   packageInterceptorFieldSchema,
   packageSkillFieldSchema,
   type SkillManifest,
@@ -98,7 +99,7 @@ function located<Manifest extends { handler: string }>(
  * Reads the package in `root`: `skill.json`, `interceptor.json`, or a package.json with a
  * `"skillbox"` field (name, version and description then come from package.json). Returns
  * undefined when the folder holds none of them; throws `MANIFEST_INVALID` naming the file and
- * the field when one is malformed.
+ * the field when one is malformed. A bundle's package.json is not a package (its members are).
  */
 export async function readPackage(root: string): Promise<PackageDescriptor | undefined> {
   const skillFile = join(root, "skill.json");
@@ -129,6 +130,10 @@ async function readPackageJson(root: string): Promise<PackageDescriptor | undefi
     return undefined;
   const field = json.skillbox as { kind?: unknown };
   const identity = { name: json.name, version: json.version, description: json.description };
+  if (field?.kind === "bundle") {
+    parse(packageBundleFieldSchema, field, file, "skillbox.");
+    return undefined;
+  }
   if (field?.kind === "interceptor") {
     const { kind: _kind, ...rest } = parse(packageInterceptorFieldSchema, field, file, "skillbox.");
     const manifest = parse(interceptorManifestSchema, { ...rest, ...identity }, file);

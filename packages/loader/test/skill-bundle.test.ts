@@ -1,0 +1,144 @@
+import { existsSync } from "node:fs";
+import { type LoadSkillsResult, loadSkills, type SkillWatcher, watchSkills } from "@skillbox/loader";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
+import { nextEvent, recordEvents, skillManifest } from "./loader-fixtures.js";
+
+let tree: TemporaryTree;
+let host: TemporaryHost;
+let watcher: SkillWatcher | undefined;
+const results: LoadSkillsResult[] = [];
+
+beforeEach(() => {
+  tree = createTemporaryTree();
+  tree.mkdir("plugins");
+  tree.linkPackages("@skillbox/core");
+  host = createTemporaryHost({ worker: { maxThreads: 1 } });
+});
+
+afterEach(async () => {
+  await watcher?.close();
+  watcher = undefined;
+  for (const result of results.splice(0)) result.loader.close();
+  await host.dispose();
+  tree.cleanup();
+});
+
+/** A member whose handler replies with the bundle's shared greeting and its own word. */
+function memberFolder(name: string, word: string, manifest: Record<string, unknown> = {}) {
+  return {
+    "skill.json": skillManifest({ name, ...manifest }),
+    "index.ts": [
+      'import { greeting } from "../lib/greeting.ts";',
+      "interface Input { msg: string }",
+      "export default function handler(input: Input) {",
+      `  return { reply: \`\${greeting} ${word}\`, msg: input.msg };`,
+      "}",
+      "",
+    ].join("\n"),
+  };
+}
+
+/** `plugins/tools`: a bundle of `tools.one` and `tools.two` sharing `lib/greeting.ts`. */
+function writeBundle(greeting = "hello", manifest: Record<string, unknown> = {}): void {
+  tree.writeFolder("plugins/tools", {
+    "package.json": { name: "@acme/tools", private: true, type: "module", skillbox: { kind: "bundle" } },
+    "lib/greeting.ts": `export const greeting = ${JSON.stringify(greeting)};\n`,
+    "README.md": "shared files and folders without a manifest are not packages\n",
+  });
+  tree.writeFolder("plugins/tools/one", memberFolder("tools.one", "one", manifest));
+  tree.writeFolder("plugins/tools/two", memberFolder("tools.two", "two", manifest));
+}
+
+async function load(): Promise<LoadSkillsResult> {
+  const result = await loadSkills({
+    dirs: [tree.path("plugins")],
+    npm: false,
+    registry: host.registry,
+    executor: host.executor,
+  });
+  results.push(result);
+  return result;
+}
+
+const replyOf = async (reference: string) =>
+  ((await host.executor.execute(reference, { msg: "hi" })).output as { reply?: string } | null)?.reply;
+
+describe("skill bundles", () => {
+  it("registers every member of a bundle, and nothing for its shared folders", async () => {
+    writeBundle();
+    const report = await load();
+    expect(report.failed).toEqual([]);
+    expect(report.loaded.map((entry) => entry.name).sort()).toEqual(["tools.one", "tools.two"]);
+    expect(report.loaded.map((entry) => entry.root).sort()).toEqual([
+      tree.path("plugins/tools/one"),
+      tree.path("plugins/tools/two"),
+    ]);
+    expect(await replyOf("tools.one")).toBe("hello one");
+    expect(await replyOf("tools.two")).toBe("hello two");
+  });
+
+  it("reports a malformed bundle field naming the file and the field", async () => {
+    tree.writeFolder("plugins/tools", {
+      "package.json": { name: "@acme/tools", skillbox: { kind: "bundle", members: ["one"] } },
+    });
+    const report = await load();
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]).toMatchObject({
+      code: "MANIFEST_INVALID",
+      file: tree.path("plugins/tools/package.json"),
+    });
+    expect(report.failed[0]?.message).toContain("skillbox");
+  });
+
+  it("serves a worker member from a snapshot of the whole bundle, so its ../lib import resolves", async () => {
+    writeBundle("hello", { runtime: "worker" });
+    const report = await load();
+    expect(report.failed).toEqual([]);
+    expect(await replyOf("tools.one")).toBe("hello one");
+    expect(existsSync(tree.path("plugins/tools/node_modules/.skillbox-snapshots"))).toBe(true);
+  });
+
+  it("hot-reloads every member when the bundle's shared code changes", async () => {
+    writeBundle();
+    watcher = watchSkills({
+      dirs: [tree.path("plugins")],
+      npm: false,
+      registry: host.registry,
+      executor: host.executor,
+    });
+    recordEvents(watcher);
+    await watcher.ready();
+    expect(await replyOf("tools.two")).toBe("hello two");
+    const one = nextEvent(watcher, "reloaded", (payload) => payload.name === "tools.one");
+    const two = nextEvent(watcher, "reloaded", (payload) => payload.name === "tools.two");
+    tree.write("plugins/tools/lib/greeting.ts", 'export const greeting = "howdy";\n');
+    await Promise.all([one, two]);
+    await watcher.idle();
+    expect(await replyOf("tools.one")).toBe("howdy one");
+    expect(await replyOf("tools.two")).toBe("howdy two");
+  });
+
+  it("removes a member whose folder is deleted and every member when the bundle goes", async () => {
+    writeBundle();
+    watcher = watchSkills({
+      dirs: [tree.path("plugins")],
+      npm: false,
+      registry: host.registry,
+      executor: host.executor,
+    });
+    recordEvents(watcher);
+    await watcher.ready();
+    const removedOne = nextEvent(watcher, "removed", (payload) => payload.name === "tools.one");
+    tree.remove("plugins/tools/one");
+    await removedOne;
+    expect(host.registry.getSkill("tools.one")).toBeUndefined();
+    expect(host.registry.getSkill("tools.two")).toBeDefined();
+
+    const removedTwo = nextEvent(watcher, "removed", (payload) => payload.name === "tools.two");
+    tree.remove("plugins/tools");
+    await removedTwo;
+    expect(host.registry.getSkill("tools.two")).toBeUndefined();
+  });
+});
