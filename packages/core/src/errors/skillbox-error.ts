@@ -23,6 +23,16 @@
  * - `SANDBOX_UNAVAILABLE` – no container engine or sandbox tool is installed (or the one asked for is missing).
  * - `SANDBOX_CONFIG_INVALID` – a sandbox configuration field is malformed or cannot be enforced by the provider.
  * - `DATABASE_ERROR` – the SQLite store failed.
+ *
+ * Codes of the built-in skills (and of skills written like them):
+ * - `URL_REFUSED` – a URL's scheme, host or resolved address is not allowed (SSRF guard, host allowlists; never retried).
+ * - `REQUEST_REFUSED` – a request breaks the skill's policy, such as a method outside the allowlist (never retried).
+ * - `PATH_REFUSED` – a workspace path is absolute, climbs out with `..` or a symlink, or names a sensitive file (never retried).
+ * - `FILE_NOT_FOUND` – a workspace file or folder does not exist (never retried).
+ * - `SIZE_LIMIT_EXCEEDED` – a response, file or payload is larger than the configured cap (never retried).
+ * - `UPSTREAM_ERROR` – a remote service answered with an error; retried only when the service may recover (5xx, network).
+ * - `BROWSER_UNAVAILABLE` – no Chromium at the configured path (never retried).
+ * - `CONFIG_INVALID` – a built-in's settings (an environment variable or a factory option) are malformed (never retried).
  */
 export type SkillboxErrorCode =
   | "SKILL_NOT_FOUND"
@@ -50,7 +60,15 @@ export type SkillboxErrorCode =
   | "SANDBOX_FAILED"
   | "SANDBOX_UNAVAILABLE"
   | "SANDBOX_CONFIG_INVALID"
-  | "DATABASE_ERROR";
+  | "DATABASE_ERROR"
+  | "URL_REFUSED"
+  | "REQUEST_REFUSED"
+  | "PATH_REFUSED"
+  | "FILE_NOT_FOUND"
+  | "SIZE_LIMIT_EXCEEDED"
+  | "UPSTREAM_ERROR"
+  | "BROWSER_UNAVAILABLE"
+  | "CONFIG_INVALID";
 
 /** Options for {@link SkillboxError}. */
 export interface SkillboxErrorOptions {
@@ -82,6 +100,13 @@ const NEVER_RETRIED: ReadonlySet<string> = new Set([
   "IDEMPOTENCY_CONFLICT",
   "SANDBOX_UNAVAILABLE",
   "SANDBOX_CONFIG_INVALID",
+  "URL_REFUSED",
+  "REQUEST_REFUSED",
+  "PATH_REFUSED",
+  "FILE_NOT_FOUND",
+  "SIZE_LIMIT_EXCEEDED",
+  "BROWSER_UNAVAILABLE",
+  "CONFIG_INVALID",
 ]);
 
 /**
