@@ -20,3 +20,13 @@ export {
 } from "./errors/skillbox-error.js";
 export { defineInterceptor } from "./interceptors/define-interceptor.js";
 export type { SkillContext, SkillHandler, SkillLogger } from "./types.js";
+export {
+  type OwnerWorkspaceOptions,
+  ownerWorkspace,
+  ownerWorkspaceSegment,
+} from "./workspace/owner-workspace.js";
+export {
+  type ResolveWorkspacePathOptions,
+  resolveWorkspacePath,
+} from "./workspace/resolve-workspace-path.js";
+export { matchSensitivePathName, SENSITIVE_PATH_NAMES } from "./workspace/sensitive-path-names.js";

@@ -82,3 +82,13 @@ export type {
   SkillSandboxSettings,
 } from "./types.js";
 export { EXECUTION_STATUSES } from "./types.js";
+export {
+  type OwnerWorkspaceOptions,
+  ownerWorkspace,
+  ownerWorkspaceSegment,
+} from "./workspace/owner-workspace.js";
+export {
+  type ResolveWorkspacePathOptions,
+  resolveWorkspacePath,
+} from "./workspace/resolve-workspace-path.js";
+export { matchSensitivePathName, SENSITIVE_PATH_NAMES } from "./workspace/sensitive-path-names.js";
