@@ -1,0 +1,73 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import { Agent, buildConnector } from "undici";
+import type { AddressPolicy, AddressRefusal } from "./address-policy.js";
+import { parseIpLiteral } from "./classify-address.js";
+
+/** Thrown inside the connector when the SSRF guard refuses an address; never leaves this package. */
+export class AddressRefusedError extends Error {
+  constructor(readonly refusal: AddressRefusal) {
+    super(`address ${refusal.address} of ${refusal.host} is ${refusal.range}`);
+    this.name = "AddressRefusedError";
+  }
+}
+
+/** An undici Agent that refuses non-public addresses when it connects, and remembers why. */
+export interface GuardedAgent {
+  agent: Agent;
+  /** The last refusal, so a `fetch failed` error can be traced back to it whatever wraps it. */
+  refusal(): AddressRefusal | undefined;
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * Creates a fresh Agent (one per execution, so no connection outlives the checks made for it) whose
+ * connector checks every address right before connecting: IP literals directly, host names through
+ * a `lookup` that resolves all addresses and refuses the host when any of them is not allowed. The
+ * socket then connects only to addresses that were checked, so DNS rebinding between a check and
+ * the connect cannot slip through, and every redirect hop goes through the same connector.
+ */
+export function createGuardedAgent(policy: AddressPolicy): GuardedAgent {
+  let lastRefusal: AddressRefusal | undefined;
+  const refuse = (refusal: AddressRefusal) => {
+    lastRefusal = refusal;
+    return new AddressRefusedError(refusal);
+  };
+
+  const guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      if (!policy.isHostExempt(hostname)) {
+        for (const { address } of addresses) {
+          const refusal = policy.check(hostname, address);
+          if (refusal) return callback(refuse(refusal) as NodeJS.ErrnoException, []);
+        }
+      }
+      // net asks for all addresses when it races IPv4 and IPv6 (autoSelectFamily), otherwise for one.
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first)
+        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
+      return callback(null, first.address, first.family);
+    });
+  };
+
+  const connectWithLookup = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);
+  const connect: buildConnector.connector = (options, callback) => {
+    // net.connect skips `lookup` for IP literals, so those are checked here.
+    if (parseIpLiteral(options.hostname) && !policy.isHostExempt(options.hostname)) {
+      const refusal = policy.check(options.hostname, options.hostname);
+      if (refusal) {
+        callback(refuse(refusal), null);
+        return;
+      }
+    }
+    connectWithLookup(options, callback);
+  };
+
+  return { agent: new Agent({ connect }), refusal: () => lastRefusal };
+}
