@@ -320,6 +320,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
         owner: this.owner,
         origin: this.originOf(descriptor.root),
         ...(loadPath === undefined ? {} : { loadPath }),
+        ...(codeRoot === root ? {} : { codeRoot }),
       }),
       ...(module ? { handler: module.handler } : {}),
     };

@@ -98,6 +98,11 @@ describe("skill bundles", () => {
     expect(report.failed).toEqual([]);
     expect(await replyOf("tools.one")).toBe("hello one");
     expect(existsSync(tree.path("plugins/tools/node_modules/.skillbox-snapshots"))).toBe(true);
+    // Container runtimes mount this folder, so the snapshot and ../lib are inside the sandbox.
+    expect(host.registry.getSkill("tools.one")?.metadata).toMatchObject({
+      root: tree.path("plugins/tools/one"),
+      codeRoot: tree.path("plugins/tools"),
+    });
   });
 
   it("hot-reloads every member when the bundle's shared code changes", async () => {

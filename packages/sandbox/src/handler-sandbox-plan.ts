@@ -69,7 +69,9 @@ export interface HandlerSandboxPlan {
 export function planHandlerSandbox(skill: Skill, usesImages: boolean): HandlerSandboxPlan {
   const layout = usesImages ? IMAGE_LAYOUT : HOST_ROOT_LAYOUT;
   const modulePath = realpathSync(handlerModulePath(skill, "a container sandbox"));
-  const declaredRoot = (skill.metadata as { root?: unknown } | undefined)?.root;
+  // A bundle member's code (and its snapshot) lives in the bundle, beside the member's folder.
+  const metadata = skill.metadata as { root?: unknown; codeRoot?: unknown } | undefined;
+  const declaredRoot = metadata?.codeRoot ?? metadata?.root;
   const root = typeof declaredRoot === "string" ? realpathSync(declaredRoot) : dirname(modulePath);
   const inside = relative(root, modulePath).split(sep).join("/");
   return {

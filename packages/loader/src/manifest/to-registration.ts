@@ -16,6 +16,8 @@ export interface RegistrationContext {
   origin: string;
   /** Where the handler module is loaded from when that is not the package itself (a snapshot). */
   loadPath?: string;
+  /** The bundle folder of a bundle member (its code reaches outside its own folder). */
+  codeRoot?: string;
 }
 
 /**
@@ -49,6 +51,7 @@ export function toRegistration(descriptor: SkillPackage, context: RegistrationCo
       origin: context.origin,
       handlerPath: context.loadPath ?? descriptor.handlerPath,
       codeHash: context.codeHash,
+      ...(context.codeRoot === undefined ? {} : { codeRoot: context.codeRoot }),
       manifestEnabled: manifest.enabled ?? true,
       ...(manifest.examples ? { examples: manifest.examples } : {}),
     },
