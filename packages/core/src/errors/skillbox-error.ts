@@ -32,6 +32,7 @@
  * - `SIZE_LIMIT_EXCEEDED` – a response, file or payload is larger than the configured cap (never retried).
  * - `UPSTREAM_ERROR` – a remote service answered with an error; retried only when the service may recover (5xx, network).
  * - `BROWSER_UNAVAILABLE` – no Chromium at the configured path (never retried).
+ * - `ELEMENT_NOT_FOUND` – a page has no element matching a selector the skill was asked to use (never retried).
  * - `LANGUAGE_UNAVAILABLE` – the sandbox image has no interpreter for the requested language (never retried).
  * - `CONFIG_INVALID` – a built-in's settings (an environment variable or a factory option) are malformed (never retried).
  */
@@ -69,6 +70,7 @@ export type SkillboxErrorCode =
   | "SIZE_LIMIT_EXCEEDED"
   | "UPSTREAM_ERROR"
   | "BROWSER_UNAVAILABLE"
+  | "ELEMENT_NOT_FOUND"
   | "LANGUAGE_UNAVAILABLE"
   | "CONFIG_INVALID";
 
@@ -108,6 +110,7 @@ const NEVER_RETRIED: ReadonlySet<string> = new Set([
   "FILE_NOT_FOUND",
   "SIZE_LIMIT_EXCEEDED",
   "BROWSER_UNAVAILABLE",
+  "ELEMENT_NOT_FOUND",
   "LANGUAGE_UNAVAILABLE",
   "CONFIG_INVALID",
 ]);

@@ -1,0 +1,166 @@
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from "node:http";
+import { connect, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import type { HostAllowlist } from "./host-allowlist.js";
+
+/** A running {@link startAllowlistProxy}. */
+export interface AllowlistProxy {
+  /** `http://127.0.0.1:<port>`, for Playwright's per-context `proxy.server`. */
+  server: string;
+  /** Stops listening and cuts every connection still open. */
+  close(): Promise<void>;
+}
+
+/** Headers that describe one hop (browser → proxy), never forwarded to the next one. */
+const HOP_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "upgrade",
+]);
+
+const REFUSAL = "Refused by the Skillbox browser host allowlist (SKILLBOX_BROWSER_ALLOWED_HOSTS)\n";
+
+function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const result: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HOP_HEADERS.has(name)) result[name] = value;
+  }
+  return result;
+}
+
+/** Response headers as a flat name/value list (keeps repeated ones such as Set-Cookie), minus hop headers. */
+function responseHeaders(rawHeaders: string[]): string[] {
+  const result: string[] = [];
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] ?? "";
+    if (!HOP_HEADERS.has(name.toLowerCase())) result.push(name, rawHeaders[index + 1] ?? "");
+  }
+  return result;
+}
+
+/** `[::1]` → `::1`: `net` and `http` want IPv6 addresses without brackets. */
+function socketHost(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, "$1");
+}
+
+function defaultPort(url: URL): number {
+  if (url.port !== "") return Number(url.port);
+  return url.protocol === "https:" ? 443 : 80;
+}
+
+/**
+ * Starts a forward proxy on 127.0.0.1 that lets through only what `allowlist` allows and reports
+ * the rest to `onRefused`. Every request of a context using it passes here, including each hop of
+ * a redirect (which Playwright's `route()` never sees) and WebSocket tunnels: plain HTTP is
+ * forwarded after checking its URL, `CONNECT host:port` (https, wss) after checking the host.
+ */
+export async function startAllowlistProxy(
+  allowlist: HostAllowlist,
+  onRefused: (url: string) => void = () => undefined,
+): Promise<AllowlistProxy> {
+  const sockets = new Set<Duplex>();
+  // Its own agent, so the upstream connections it keeps alive end with it.
+  const agent = new Agent({ keepAlive: true });
+  const track = (socket: Duplex) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  };
+  const server = createServer((request, response) => {
+    let target: URL;
+    try {
+      target = new URL(request.url ?? "");
+    } catch {
+      response.writeHead(400, { "content-type": "text/plain" }).end("proxy requests need an absolute URL\n");
+      return;
+    }
+    if (!allowlist.allows(target)) {
+      onRefused(target.href);
+      response.writeHead(403, { "content-type": "text/plain" }).end(REFUSAL);
+      return;
+    }
+    const upstream = httpRequest(
+      {
+        agent,
+        host: socketHost(target),
+        port: defaultPort(target),
+        method: request.method,
+        path: `${target.pathname}${target.search}`,
+        headers: forwardedHeaders(request.headers),
+      },
+      (upstreamResponse) => {
+        response.writeHead(upstreamResponse.statusCode ?? 502, responseHeaders(upstreamResponse.rawHeaders));
+        upstreamResponse.pipe(response);
+      },
+    );
+    upstream.on("error", () => {
+      if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain" }).end();
+      else response.destroy();
+    });
+    response.on("close", () => upstream.destroy());
+    request.pipe(upstream);
+  });
+  server.on("connection", track);
+  server.on("connect", (request: IncomingMessage, client: Duplex, head: Buffer) => {
+    tunnel(request.url ?? "", client, head, allowlist, onRefused, track);
+  });
+  // Chromium tunnels WebSockets with CONNECT; an `Upgrade` sent in plain form is refused, not guessed at.
+  server.on("upgrade", (_request: IncomingMessage, client: Duplex) => client.destroy());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  return {
+    server: `http://127.0.0.1:${port}`,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      agent.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function tunnel(
+  authority: string,
+  client: Duplex,
+  head: Buffer,
+  allowlist: HostAllowlist,
+  onRefused: (url: string) => void,
+  track: (socket: Duplex) => void,
+): void {
+  client.on("error", () => client.destroy());
+  let target: URL;
+  try {
+    // The scheme only picks the default port; CONNECT always names one, so https is right for wss too.
+    target = new URL(`https://${authority}`);
+  } catch {
+    client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+    return;
+  }
+  if (!allowlist.allows(target)) {
+    onRefused(target.href);
+    client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${REFUSAL}`);
+    return;
+  }
+  const upstream: Socket = connect(defaultPort(target), socketHost(target), () => {
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  track(upstream);
+  upstream.on("error", () => {
+    client.destroy();
+    upstream.destroy();
+  });
+  client.on("close", () => upstream.destroy());
+}

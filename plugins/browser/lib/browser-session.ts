@@ -1,0 +1,109 @@
+import { SkillboxError } from "@skillbox/core/handler";
+import type { BrowserContext, Page, Request } from "playwright-core";
+import { startAllowlistProxy } from "./allowlist-proxy.js";
+import { acquireBrowser, trackContext } from "./browser-pool.js";
+import type { ResolvedBrowserSettings } from "./browser-settings.js";
+
+/** One execution's isolated browser state: its own context (cookies, storage, cache) and page. */
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  /** How many of the page's requests (and WebSockets) the host allowlist refused. */
+  blockedRequests: number;
+  /** The first top-level navigation to a refused host (a redirect, a script, a click on a link). */
+  blockedNavigation: string | undefined;
+}
+
+/** How {@link withBrowserSession} sets up the session. */
+export interface BrowserSessionOptions {
+  settings: ResolvedBrowserSettings;
+  /** The execution's signal: aborting it closes the context at once, stopping all page work. */
+  signal: AbortSignal;
+  viewport?: { width: number; height: number };
+}
+
+/**
+ * WebRTC can reach any address without going through the proxy, so pages do not get it. The
+ * string runs in every frame before the page's own scripts.
+ */
+const DISABLE_WEBRTC = `for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel"]) {
+  try { delete globalThis[name]; } catch {}
+}`;
+
+function isTopLevelNavigation(request: Request): boolean {
+  try {
+    return request.isNavigationRequest() && request.frame().parentFrame() === null;
+  } catch {
+    // Requests without a frame (workers) are never top-level navigations.
+    return false;
+  }
+}
+
+/**
+ * Counts the page's requests the proxy will refuse (it applies the same allowlist), and notes a
+ * refused top-level navigation. Counting here rather than in the proxy leaves out Chromium's own
+ * background requests (autofill queries to Google, for one), which the proxy refuses as well.
+ */
+function watchRefusals(session: BrowserSession, settings: ResolvedBrowserSettings): void {
+  session.context.on("request", (request) => {
+    // blob: and similar stay inside the browser; only network requests reach the proxy.
+    if (!/^https?:/i.test(request.url()) || settings.allowlist.allows(request.url())) return;
+    session.blockedRequests += 1;
+    if (isTopLevelNavigation(request)) session.blockedNavigation ??= request.url();
+  });
+  session.page.on("websocket", (webSocket) => {
+    if (!settings.allowlist.allows(webSocket.url().replace(/^ws/i, "http"))) session.blockedRequests += 1;
+  });
+}
+
+/** The error for an aborted signal: the executor's TIMEOUT/CANCELLED error it aborted with. */
+export function abortError(signal: AbortSignal): unknown {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new SkillboxError("CANCELLED", "browser: the execution was cancelled");
+}
+
+/**
+ * Runs `work` in a fresh BrowserContext of the shared browser, whose traffic all goes through an
+ * allowlist proxy of its own (so nothing, not even a redirect hop, reaches another host). The
+ * context is closed when `work` settles and, at once, when `signal` aborts, so a timed-out or
+ * cancelled execution stops loading, running scripts and holding memory. After an abort this
+ * rejects with the signal's reason.
+ */
+export async function withBrowserSession<T>(
+  options: BrowserSessionOptions,
+  work: (session: BrowserSession) => Promise<T>,
+): Promise<T> {
+  const { signal, settings } = options;
+  if (signal.aborted) throw abortError(signal);
+  const browser = await acquireBrowser(settings.executablePath);
+  if (signal.aborted) throw abortError(signal);
+  const proxy = await startAllowlistProxy(settings.allowlist);
+  let context: BrowserContext | undefined;
+  const closeContext = () => context?.close().catch(() => undefined);
+  signal.addEventListener("abort", closeContext, { once: true });
+  try {
+    context = await browser.newContext({
+      viewport: options.viewport ?? { width: 1280, height: 720 },
+      // No bypass list: Playwright then sends loopback through the proxy too.
+      proxy: { server: proxy.server },
+      // Service workers and downloads are not needed to read pages and only widen what a page can do.
+      serviceWorkers: "block",
+      acceptDownloads: false,
+    });
+    trackContext(context);
+    if (signal.aborted) throw abortError(signal);
+    await context.addInitScript(DISABLE_WEBRTC);
+    const page = await context.newPage();
+    const session: BrowserSession = { context, page, blockedRequests: 0, blockedNavigation: undefined };
+    watchRefusals(session, settings);
+    return await work(session);
+  } catch (error) {
+    if (signal.aborted) throw abortError(signal);
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", closeContext);
+    await closeContext();
+    await proxy.close();
+  }
+}

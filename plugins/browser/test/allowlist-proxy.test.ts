@@ -1,0 +1,120 @@
+import { once } from "node:events";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type AllowlistProxy, startAllowlistProxy } from "../lib/allowlist-proxy.ts";
+import { createHostAllowlist } from "../lib/host-allowlist.ts";
+import { type PageServer, startPageServer } from "./helpers/page-server.ts";
+
+let allowed: PageServer;
+let other: PageServer;
+const proxies: AllowlistProxy[] = [];
+
+beforeAll(async () => {
+  const cookies = (_request: IncomingMessage, response: import("node:http").ServerResponse) => {
+    response.writeHead(
+      200,
+      [
+        ["content-type", "text/plain"],
+        ["set-cookie", "a=1"],
+        ["set-cookie", "b=2"],
+      ].flat(),
+    );
+    response.end("hello through the proxy");
+  };
+  allowed = await startPageServer({ "/": cookies });
+  other = await startPageServer({ "/": "other" });
+});
+
+afterEach(async () => {
+  for (const proxy of proxies.splice(0)) await proxy.close();
+});
+
+afterAll(async () => {
+  await allowed?.close();
+  await other?.close();
+});
+
+async function proxyFor(refused: string[]): Promise<AllowlistProxy> {
+  const proxy = await startAllowlistProxy(createHostAllowlist([allowed.host]), (url) => refused.push(url));
+  proxies.push(proxy);
+  return proxy;
+}
+
+/** Sends `GET <absolute url>` to the proxy, as a browser does for plain http. */
+async function getThrough(
+  proxy: AllowlistProxy,
+  url: string,
+): Promise<{ status: number; headers: IncomingMessage["headers"]; body: string }> {
+  const { hostname, port } = new URL(proxy.server);
+  const request = httpRequest({ host: hostname, port, path: url, headers: { host: new URL(url).host } });
+  request.end();
+  const [response] = (await once(request, "response")) as [IncomingMessage];
+  let body = "";
+  for await (const chunk of response) body += chunk;
+  return { status: response.statusCode ?? 0, headers: response.headers, body };
+}
+
+/** Opens `CONNECT authority` on the proxy; resolves with the status and the tunnel socket. */
+async function connectThrough(
+  proxy: AllowlistProxy,
+  authority: string,
+): Promise<{ status: number; socket: Socket }> {
+  const { hostname, port } = new URL(proxy.server);
+  const request = httpRequest({ host: hostname, port, method: "CONNECT", path: authority });
+  request.end();
+  const [response, socket] = (await once(request, "connect")) as [IncomingMessage, Socket];
+  return { status: response.statusCode ?? 0, socket };
+}
+
+describe("startAllowlistProxy", () => {
+  it("forwards plain http to an allowed host, keeping repeated headers", async () => {
+    const refused: string[] = [];
+    const proxy = await proxyFor(refused);
+    const response = await getThrough(proxy, allowed.url("/"));
+    expect(response.status).toBe(200);
+    expect(response.body).toBe("hello through the proxy");
+    expect(response.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
+    expect(refused).toEqual([]);
+  });
+
+  it("answers 403 for another host and reports it, without contacting that host", async () => {
+    const refused: string[] = [];
+    const proxy = await proxyFor(refused);
+    const response = await getThrough(proxy, other.url("/secret?token=1"));
+    expect(response.status).toBe(403);
+    expect(response.body).toContain("SKILLBOX_BROWSER_ALLOWED_HOSTS");
+    expect(refused).toEqual([other.url("/secret?token=1")]);
+    expect(other.requests).toEqual([]);
+  });
+
+  it("tunnels CONNECT to an allowed host", async () => {
+    const proxy = await proxyFor([]);
+    const { status, socket } = await connectThrough(proxy, allowed.host);
+    expect(status).toBe(200);
+    socket.write(`GET / HTTP/1.1\r\nhost: ${allowed.host}\r\nconnection: close\r\n\r\n`);
+    let reply = "";
+    for await (const chunk of socket) reply += chunk;
+    expect(reply).toMatch(/^HTTP\/1\.1 200/);
+    expect(reply).toContain("hello through the proxy");
+  });
+
+  it("refuses CONNECT to another host and reports it", async () => {
+    const refused: string[] = [];
+    const proxy = await proxyFor(refused);
+    const { status, socket } = await connectThrough(proxy, other.host);
+    socket.destroy();
+    expect(status).toBe(403);
+    expect(refused).toEqual([`https://${other.host}/`]);
+    expect(other.requests).toEqual([]);
+  });
+
+  it("cuts open tunnels when closed", async () => {
+    const proxy = await startAllowlistProxy(createHostAllowlist([allowed.host]));
+    const { socket } = await connectThrough(proxy, allowed.host);
+    const closed = once(socket, "close");
+    await proxy.close();
+    await closed;
+    expect(socket.destroyed).toBe(true);
+  });
+});

@@ -1,0 +1,264 @@
+import { isDefinedSkill } from "@skillbox/core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import extract, { createExtractSkill } from "../extract/index.ts";
+import { closeBrowser } from "../lib/browser-pool.ts";
+import { createBrowserTestHost, readManifest } from "./helpers/browser-test-host.ts";
+import { type PageServer, startPageServer } from "./helpers/page-server.ts";
+
+const HOME = `<!doctype html><title>Home</title>
+<h1>Welcome</h1>
+<p>Hello <b>reader</b></p>
+<p style="display:none">hidden text</p>
+<nav id="menu"><a href="/about">About   us</a> <a href="/contact">Contact</a></nav>
+<script>document.body.append("added by script")</script>`;
+
+let site: PageServer;
+/** Another origin (another port) that is never on the allowlist: it must see no request. */
+let outside: PageServer;
+const hosts: TemporaryHost[] = [];
+
+beforeAll(async () => {
+  outside = await startPageServer({ "/": "<title>Outside</title>outside", "/pixel.png": "x", "/data": "x" });
+  site = await startPageServer({
+    "/": HOME,
+    "/long": `<title>Long</title><p>${"word ".repeat(2000)}</p>${Array.from({ length: 30 }, (_, index) => `<a href="/page/${index}">page ${index}</a>`).join("")}`,
+    "/embeds-outside": `<title>Embeds</title><p>local text</p>
+      <img src="${outside.url("/pixel.png")}">
+      <img src="/bounce-outside">
+      <script>
+        fetch(${JSON.stringify(outside.url("/data"))}).catch(() => {});
+        navigator.sendBeacon(${JSON.stringify(outside.url("/data"))}, "secret");
+        new WebSocket(${JSON.stringify(outside.url("/socket").replace("http", "ws"))});
+      </script>`,
+    "/bounce-outside": (_request, response) => {
+      response.writeHead(302, { location: outside.url("/pixel.png") }).end();
+    },
+    "/webrtc": `<title>WebRTC</title><body><script>document.body.append(typeof RTCPeerConnection)</script>`,
+    "/redirect-outside": (_request, response) => {
+      response.writeHead(302, { location: outside.url("/") }).end();
+    },
+    "/redirect-inside": (_request, response) => {
+      response.writeHead(301, { location: "/" }).end();
+    },
+    "/missing": (_request, response) => {
+      response.writeHead(404, { "content-type": "text/html" }).end("<title>Nope</title>gone");
+    },
+  });
+});
+
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.dispose();
+});
+
+afterAll(async () => {
+  await closeBrowser();
+  await site?.close();
+  await outside?.close();
+});
+
+async function hostAllowingSite(): Promise<TemporaryHost> {
+  const host = await createBrowserTestHost({ allowedHosts: [site.host] });
+  hosts.push(host);
+  return host;
+}
+
+describe("browser.extract", () => {
+  it("default-exports a defined skill with the schemas of its skill.json", () => {
+    const manifest = readManifest("extract");
+    expect(isDefinedSkill(extract)).toBe(true);
+    expect(extract.input).toMatchObject(manifest.input ?? {});
+    expect(extract.output).toMatchObject(manifest.output ?? {});
+    expect(manifest.input).toMatchObject(extract.input ?? {});
+  });
+
+  it("returns the rendered text, title, status and absolute links of a page", async () => {
+    const host = await hostAllowingSite();
+    const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(execution.error).toBeNull();
+    expect(execution.status).toBe("success");
+    const output = execution.output as Record<string, unknown>;
+    expect(output).toMatchObject({ url: site.url("/"), status: 200, title: "Home", truncated: false });
+    expect(output.text).toContain("Welcome");
+    expect(output.text).toContain("Hello reader");
+    expect(output.text).toContain("added by script");
+    expect(output.text).not.toContain("hidden text");
+    expect(output.links).toEqual([
+      { text: "About us", href: site.url("/about") },
+      { text: "Contact", href: site.url("/contact") },
+    ]);
+  });
+
+  it("reads only the element a selector picks", async () => {
+    const host = await hostAllowingSite();
+    const execution = await host.executor.execute("browser.extract", {
+      url: site.url("/"),
+      selector: "#menu",
+    });
+    const output = execution.output as { text: string; links: unknown[] };
+    expect(output.text).toBe("About us Contact");
+    expect(output.links).toHaveLength(2);
+  });
+
+  it("cuts text and links at their limits and says so", async () => {
+    const host = await hostAllowingSite();
+    const execution = await host.executor.execute("browser.extract", {
+      url: site.url("/long"),
+      maxTextChars: 100,
+      maxLinks: 5,
+    });
+    const output = execution.output as { text: string; links: unknown[]; truncated: boolean };
+    expect(output.text).toHaveLength(100);
+    expect(output.links).toHaveLength(5);
+    expect(output.truncated).toBe(true);
+  });
+
+  it("reports the final URL after an allowed redirect, and the status of an error page", async () => {
+    const host = await hostAllowingSite();
+    const redirected = await host.executor.execute("browser.extract", { url: site.url("/redirect-inside") });
+    expect(redirected.output).toMatchObject({ url: site.url("/"), status: 200, title: "Home" });
+    const missing = await host.executor.execute("browser.extract", { url: site.url("/missing") });
+    expect(missing.output).toMatchObject({ status: 404, title: "Nope", text: "gone" });
+  });
+
+  it("fails with ELEMENT_NOT_FOUND when the selector matches nothing", async () => {
+    const host = await hostAllowingSite();
+    const execution = await host.executor.execute("browser.extract", {
+      url: site.url("/"),
+      selector: "#nowhere",
+    });
+    expect(execution.status).toBe("error");
+    expect(execution.error?.code).toBe("ELEMENT_NOT_FOUND");
+    expect(execution.error?.message).toContain("#nowhere");
+  });
+
+  it("fails with INPUT_INVALID for a malformed selector", async () => {
+    const host = await hostAllowingSite();
+    const execution = await host.executor.execute("browser.extract", {
+      url: site.url("/"),
+      selector: "a[href",
+    });
+    expect(execution.error?.code).toBe("INPUT_INVALID");
+    expect(execution.error?.message).toContain("a[href");
+  });
+});
+
+describe("browser.extract host allowlist", () => {
+  it("refuses every URL while no host is allowed, naming the variable to set", async () => {
+    const host = await createBrowserTestHost({ allowedHosts: [] });
+    hosts.push(host);
+    const before = site.requests.length;
+    const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(execution.status).toBe("error");
+    expect(execution.error?.code).toBe("URL_REFUSED");
+    expect(execution.error?.message).toContain("SKILLBOX_BROWSER_ALLOWED_HOSTS");
+    expect(site.requests.length).toBe(before);
+  });
+
+  it("refuses a host that is not on the allowlist before opening anything", async () => {
+    const host = await hostAllowingSite();
+    const before = outside.requests.length;
+    const execution = await host.executor.execute("browser.extract", { url: outside.url("/") });
+    expect(execution.error?.code).toBe("URL_REFUSED");
+    expect(execution.error?.message).toContain(outside.host);
+    expect(outside.requests.length).toBe(before);
+  });
+
+  it.each([
+    "file:///etc/passwd",
+    "data:text/html,hi",
+    "javascript:alert(1)",
+    "chrome://version",
+    "ftp://127.0.0.1/",
+  ])("refuses the non-http URL %s", async (url) => {
+    const host = await createBrowserTestHost({ allowedHosts: ["*"] });
+    hosts.push(host);
+    const execution = await host.executor.execute("browser.extract", { url });
+    expect(execution.status).toBe("error");
+    expect(execution.error?.code).toBe("URL_REFUSED");
+    expect(execution.error?.message).toContain("only http and https");
+  });
+
+  it("stops the page's requests, redirects and WebSockets to hosts outside the allowlist", async () => {
+    const host = await hostAllowingSite();
+    const before = outside.requests.length;
+    const execution = await host.executor.execute("browser.extract", {
+      url: site.url("/embeds-outside"),
+      waitUntil: "networkidle",
+    });
+    expect(execution.status).toBe("success");
+    expect(execution.output).toMatchObject({ text: "local text" });
+    expect((execution.output as { blockedRequests: number }).blockedRequests).toBeGreaterThanOrEqual(4);
+    expect(site.requests).toContain("GET /bounce-outside");
+    expect(outside.requests.length).toBe(before);
+  });
+
+  it("gives pages no WebRTC, which could reach other hosts without a request", async () => {
+    const host = await hostAllowingSite();
+    const execution = await host.executor.execute("browser.extract", { url: site.url("/webrtc") });
+    expect(execution.output).toMatchObject({ text: "undefined" });
+  });
+
+  it("refuses a redirect to a host outside the allowlist without reaching it", async () => {
+    const host = await hostAllowingSite();
+    const before = outside.requests.length;
+    const execution = await host.executor.execute("browser.extract", { url: site.url("/redirect-outside") });
+    expect(execution.status).toBe("error");
+    expect(execution.error?.code).toBe("URL_REFUSED");
+    expect(execution.error?.message).toContain(outside.host);
+    expect(outside.requests.length).toBe(before);
+  });
+});
+
+describe("createExtractSkill", () => {
+  it("fails with BROWSER_UNAVAILABLE naming the missing executable and the fix", async () => {
+    const host = await createBrowserTestHost({
+      allowedHosts: [site.host],
+      executablePath: "/nonexistent/chromium",
+    });
+    hosts.push(host);
+    const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(execution.status).toBe("error");
+    expect(execution.error?.code).toBe("BROWSER_UNAVAILABLE");
+    expect(execution.error?.message).toContain("/nonexistent/chromium");
+    expect(execution.error?.message).toContain("apt-get install chromium");
+    expect(execution.error?.message).toContain("SKILLBOX_BROWSER_EXECUTABLE");
+  });
+
+  it("rejects malformed settings with CONFIG_INVALID naming the setting", () => {
+    expect(() => createExtractSkill({ allowedHosts: ["http://example.com/path"] })).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("allowedHosts") }),
+    );
+  });
+});
+
+describe("browser.extract default export", () => {
+  const saved = { ...process.env };
+
+  afterEach(() => {
+    for (const name of ["SKILLBOX_BROWSER_ALLOWED_HOSTS", "SKILLBOX_BROWSER_EXECUTABLE"]) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  });
+
+  it("reads the allowlist from the environment at each execution", async () => {
+    const host = await createBrowserTestHost();
+    hosts.push(host);
+    delete process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS;
+    const refused = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(refused.error?.code).toBe("URL_REFUSED");
+    process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS = `example.com, ${site.host}`;
+    const allowed = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(allowed.status).toBe("success");
+  });
+
+  it("reports a malformed variable as CONFIG_INVALID naming it", async () => {
+    const host = await createBrowserTestHost();
+    hosts.push(host);
+    process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS = "exa mple.com";
+    const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(execution.error?.code).toBe("CONFIG_INVALID");
+    expect(execution.error?.message).toContain("SKILLBOX_BROWSER_ALLOWED_HOSTS");
+  });
+});
