@@ -1,6 +1,8 @@
 import type { SkillExecutor, SkillRegistry } from "@skillbox/core";
 import { SkillboxError } from "@skillbox/core";
 import { Hono } from "hono";
+import type { A2aOptions } from "../a2a/a2a-options.js";
+import { createA2aRoutes } from "../a2a/create-a2a-routes.js";
 import { createAuthentication } from "./authenticate.js";
 import { createExecutionRoutes } from "./execution-routes.js";
 import type { HttpEnv } from "./http-env.js";
@@ -18,13 +20,19 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   /** Serves `/mcp` (MCP Streamable HTTP) for the authenticated owner; when absent, /mcp is 404. */
   mcp?: (request: Request, owner: string) => Promise<Response>;
+  /**
+   * Agent2Agent: the agent card at `/.well-known/agent-card.json` (no auth) and JSON-RPC at
+   * `/a2a` (same authentication as the API). On by default; `false` turns it off.
+   */
+  a2a?: A2aOptions | false;
 }
 
 /**
- * The Skillbox HTTP API as a Hono app: `GET /health`, `/api/skills`, `/api/executions` and,
- * when `options.mcp` is given, `/mcp` — every route but `/health` behind the same
+ * The Skillbox HTTP API as a Hono app: `GET /health`, `/api/skills`, `/api/executions`, A2A
+ * (`/.well-known/agent-card.json`, `/a2a`) unless `options.a2a` is false and, when `options.mcp`
+ * is given, `/mcp` — every route but `/health` and the agent card behind the same
  * authentication. Every error is `{ "error": { "code", "message", "data"? } }` with the status
- * its code maps to. Serve it with {@link startHttpServer} (`fetch: app.fetch`) or any Hono adapter.
+ * its code maps to (A2A's JSON-RPC answers in its own error shape). Serve it with {@link startHttpServer} (`fetch: app.fetch`) or any Hono adapter.
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -67,6 +75,14 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const mcpRoute = new Hono<HttpEnv>();
     mcpRoute.all("/", authenticate, limit, (context) => mcp(context.req.raw, context.get("owner")));
     app.route("/mcp", mcpRoute);
+  }
+
+  if (options.a2a !== false) {
+    const apiKeysConfigured = Object.keys(options.apiKeys ?? {}).length > 0;
+    app.route(
+      "/",
+      createA2aRoutes({ ...options.a2a, registry, executor, authenticate, limit, apiKeysConfigured }),
+    );
   }
   return app;
 }

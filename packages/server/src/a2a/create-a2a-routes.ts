@@ -1,0 +1,155 @@
+import { A2A_VERSION_HEADER, AgentCard } from "@a2a-js/sdk";
+import { A2A_LEGACY_PROTOCOL_VERSION } from "@a2a-js/sdk/compat/v0_3";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { ContentTypeNotSupportedError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
+import { SkillboxError, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import type { HttpEnv } from "../http/http-env.js";
+import type { A2aOptions } from "./a2a-options.js";
+import { agentCardFor } from "./agent-card-for.js";
+import { createA2aRequestHandler } from "./create-a2a-request-handler.js";
+import { OwnerUser } from "./owner-user.js";
+import { toLegacyAgentCard } from "./to-legacy-agent-card.js";
+
+/** What {@link createA2aRoutes} needs from the app it is mounted in. */
+export interface A2aRoutesOptions extends A2aOptions {
+  registry: SkillRegistry;
+  executor: SkillExecutor;
+  /** The API's authentication: it sets the caller's owner id. */
+  authenticate: MiddlewareHandler<HttpEnv>;
+  limit: MiddlewareHandler;
+  apiKeysConfigured: boolean;
+}
+
+/** Where the JSON-RPC endpoint is mounted. */
+const A2A_ENDPOINT_PATH = "/a2a";
+
+type JsonRpcEnvelope = { jsonrpc: "2.0"; id: string | number | null; result?: unknown; error?: unknown };
+
+/**
+ * The A2A routes: `GET /.well-known/agent-card.json` (no API key needed; the v1.0 card for a
+ * request with `A2A-Version: 1.0`, else the v0.3 card) and `POST /a2a`, JSON-RPC behind the API's
+ * authentication, v1.0 methods (`SendMessage`, `GetTask`, `CancelTask`, `ListTasks`) with
+ * `A2A-Version: 1.0` and v0.3 ones (`message/send`, `tasks/get`, `tasks/cancel`) without it, as
+ * the SDK's own servers route them.
+ */
+export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
+  const publicUrl = checkedPublicUrl(options.publicUrl);
+  const requestHandler = createA2aRequestHandler(options);
+  const transport = new JsonRpcTransportHandler(requestHandler);
+  const legacyTransport = new LegacyJsonRpcTransportHandler(requestHandler);
+  const routes = new Hono<HttpEnv>();
+
+  // Public for discovery — except on a keyless server, which serves only loopback host names
+  // (its authentication checks just that), so a page cannot read it through a rebound DNS name.
+  const guardCard: MiddlewareHandler<HttpEnv> = options.apiKeysConfigured
+    ? (_context, next) => next()
+    : options.authenticate;
+  routes.get("/.well-known/agent-card.json", guardCard, (context) => {
+    const card = agentCardFor({
+      ...options,
+      endpointUrl: `${publicUrl ?? new URL(context.req.url).origin}${A2A_ENDPOINT_PATH}`,
+    });
+    const legacy = isLegacy(context.req.header(A2A_VERSION_HEADER));
+    const body = legacy ? toLegacyAgentCard(card) : { skills: [], ...(AgentCard.toJSON(card) as object) };
+    return context.json(body, 200, { vary: A2A_VERSION_HEADER, "cache-control": "no-cache" });
+  });
+
+  routes.post(A2A_ENDPOINT_PATH, options.authenticate, options.limit, async (context) => {
+    const version = context.req.header(A2A_VERSION_HEADER)?.trim() || A2A_LEGACY_PROTOCOL_VERSION;
+    const legacy = version === A2A_LEGACY_PROTOCOL_VERSION;
+    const toError = legacy
+      ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+      : JsonRpcTransportHandler.mapToJSONRPCError;
+    const contentType = context.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
+    if (contentType !== undefined && contentType !== "application/json") {
+      const error = new ContentTypeNotSupportedError(
+        `Content-Type must be application/json, got "${contentType}"`,
+      );
+      return answer(context, { jsonrpc: "2.0", id: null, error: toError(error) });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await context.req.text());
+    } catch {
+      return answer(context, {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32700, message: "Invalid JSON payload." },
+      });
+    }
+    const id = idOf(body);
+    const callContext = new ServerCallContext({
+      user: new OwnerUser(context.get("owner"), options.apiKeysConfigured),
+      requestedVersion: version,
+    });
+    try {
+      validateVersion(version, await requestHandler.getAgentCard(), "JSONRPC");
+    } catch (error) {
+      return answer(context, { jsonrpc: "2.0", id, error: toError(error) });
+    }
+    const handled = await (legacy ? legacyTransport : transport).handle(
+      body as Record<string, unknown>,
+      callContext,
+    );
+    if (Symbol.asyncIterator in handled) {
+      return answer(context, { jsonrpc: "2.0", id, error: toError(await streamFailure(handled)) });
+    }
+    return answer(context, handled as JsonRpcEnvelope);
+  });
+
+  return routes;
+}
+
+/** JSON-RPC answers are 200 whatever they say, as the SDK's servers answer them. */
+function answer(context: Context, envelope: JsonRpcEnvelope): Response {
+  return context.json(envelope, 200);
+}
+
+/**
+ * Streaming methods come back as generators that fail on their first step (this agent has no
+ * streaming capability); the error is what the caller gets.
+ */
+async function streamFailure(stream: AsyncGenerator<unknown, void, undefined>): Promise<unknown> {
+  try {
+    await stream.next();
+    await stream.return();
+  } catch (error) {
+    return error;
+  }
+  return new UnsupportedOperationError("Streaming is not supported by this agent; use message/send");
+}
+
+function isLegacy(version: string | undefined): boolean {
+  const trimmed = version?.trim() ?? "";
+  return trimmed === "" || trimmed.startsWith("0.");
+}
+
+function idOf(body: unknown): string | number | null {
+  const id = typeof body === "object" && body !== null ? (body as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function checkedPublicUrl(publicUrl: string | undefined): string | undefined {
+  if (publicUrl === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(publicUrl);
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.search ||
+    url.hash
+  ) {
+    throw new SkillboxError(
+      "SERVER_CONFIG_INVALID",
+      `createHttpApp: \`a2a.publicUrl\` must be an http(s) URL without query or fragment, such as ` +
+        `"https://skills.example.com", got ${JSON.stringify(publicUrl)}`,
+    );
+  }
+  return url.href.replace(/\/+$/, "");
+}

@@ -1,0 +1,126 @@
+import { TaskState } from "@a2a-js/sdk";
+import type { AgentExecutor, ExecutionEventBus, RequestContext, ServerCallContext } from "@a2a-js/sdk/server";
+import { isSkillboxError, type SkillExecution, type SkillExecutor } from "@skillbox/core";
+import { readSkillCall, type SkillCall } from "./read-skill-call.js";
+import { TaskEventPublisher } from "./task-event-publisher.js";
+
+/** Options of {@link SkillAgentExecutor}. */
+export interface SkillAgentExecutorOptions {
+  executor: SkillExecutor;
+  /**
+   * The owner id a request runs skills as. Default: the SDK user's `userName`, or `public` when
+   * it has none (the SDK's unauthenticated user).
+   */
+  ownerOf?: (context: ServerCallContext) => string;
+}
+
+/** The final A2A state of each execution status (`pending`/`running` never reach it). */
+const STATE_BY_STATUS: Partial<Record<SkillExecution["status"], TaskState>> = {
+  success: TaskState.TASK_STATE_COMPLETED,
+  cancelled: TaskState.TASK_STATE_CANCELED,
+  denied: TaskState.TASK_STATE_REJECTED,
+};
+
+/**
+ * The A2A SDK's `AgentExecutor` over Skillbox: every message runs one skill (see
+ * {@link readSkillCall} for how the message names it) as
+ * `executor.execute(reference, input, { apiKeyId: owner, sessionId: contextId, signal })`.
+ *
+ * The task goes `submitted` → `working` → `completed` (the output as an artifact with one data
+ * part; `metadata` carries `executionId`, `skill`, `skillVersion`, `executionStatus`), `failed`
+ * (a text message `CODE: message` and `metadata.error` `{ code, message }`: the skill is
+ * unknown or disabled, its input invalid, the handler threw, it timed out), `rejected` (an
+ * interceptor denied it) or `canceled`: `tasks/cancel` aborts the execution's signal, and the
+ * execution is recorded `cancelled`.
+ */
+export class SkillAgentExecutor implements AgentExecutor {
+  private readonly executor: SkillExecutor;
+  private readonly ownerOf: (context: ServerCallContext) => string;
+  /** The abort controller of each task whose skill is running, by task id. */
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(options: SkillAgentExecutorOptions) {
+    this.executor = options.executor;
+    this.ownerOf = options.ownerOf ?? ((context) => context.user?.userName || "public");
+  }
+
+  execute = async (requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId, userMessage } = requestContext;
+    const publisher = new TaskEventPublisher(eventBus, taskId, contextId);
+    // Registered before the first await, so a tasks/cancel arriving at any point finds it.
+    const controller = new AbortController();
+    this.running.set(taskId, controller);
+    try {
+      let call: SkillCall;
+      try {
+        call = readSkillCall(userMessage);
+      } catch (error) {
+        publisher.submitted(userMessage, {});
+        publisher.status(TaskState.TASK_STATE_FAILED, failure("REQUEST_INVALID", (error as Error).message));
+        return;
+      }
+      publisher.submitted(userMessage, { skill: call.reference });
+      publisher.status(TaskState.TASK_STATE_WORKING);
+      await this.run(call, requestContext, controller.signal, publisher);
+    } finally {
+      this.running.delete(taskId);
+    }
+  };
+
+  cancelTask = async (taskId: string, _eventBus: ExecutionEventBus): Promise<void> => {
+    // execute() publishes `canceled` once the executor has recorded the execution `cancelled`.
+    // Without an entry the execution has just ended: its final state is on the bus already and
+    // the SDK ends the bus when execute() returns, which ends the cancel request too.
+    this.running.get(taskId)?.abort();
+  };
+
+  private async run(
+    call: SkillCall,
+    requestContext: RequestContext,
+    signal: AbortSignal,
+    publisher: TaskEventPublisher,
+  ): Promise<void> {
+    let execution: SkillExecution;
+    try {
+      execution = await this.executor.execute(call.reference, call.input, {
+        apiKeyId: this.ownerOf(requestContext.context),
+        sessionId: requestContext.contextId,
+        signal,
+      });
+    } catch (error) {
+      // Nothing ran: the skill is unknown, invisible or disabled, or the executor is closed.
+      if (!isSkillboxError(error)) console.error("skillbox a2a: executing a skill failed", error);
+      const { code, message } = isSkillboxError(error)
+        ? error
+        : { code: "INTERNAL_ERROR", message: "The server failed to run the skill; its log has the details" };
+      publisher.status(TaskState.TASK_STATE_FAILED, failure(code, message));
+      return;
+    }
+    const metadata = {
+      executionId: execution.id,
+      skill: execution.skillName,
+      skillVersion: execution.skillVersion,
+      executionStatus: execution.status,
+    };
+    const state = STATE_BY_STATUS[execution.status] ?? TaskState.TASK_STATE_FAILED;
+    if (state === TaskState.TASK_STATE_COMPLETED) {
+      publisher.output(
+        execution.id,
+        execution.output,
+        `Output of ${execution.skillName}@${execution.skillVersion}`,
+      );
+      publisher.status(state, { metadata });
+      return;
+    }
+    const error = execution.error ?? {
+      code: execution.status.toUpperCase(),
+      message: `The execution ended ${execution.status}`,
+    };
+    const explained = failure(error.code, error.message);
+    publisher.status(state, { text: explained.text, metadata: { ...metadata, ...explained.metadata } });
+  }
+}
+
+function failure(code: string, message: string): { text: string; metadata: Record<string, unknown> } {
+  return { text: `${code}: ${message}`, metadata: { error: { code, message } } };
+}

@@ -1,0 +1,90 @@
+import { ListTasksRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { ServerCallContext } from "@a2a-js/sdk/server";
+import { describe, expect, it } from "vitest";
+import { OwnerUser } from "../../src/a2a/owner-user.js";
+import { BoundedTaskStore } from "../../src/index.js";
+
+const alice = new ServerCallContext({ user: new OwnerUser("alice", true) });
+const bob = new ServerCallContext({ user: new OwnerUser("bob", true) });
+
+function task(id: string, state: TaskState, timestamp = "2030-01-01T00:00:00.000Z", contextId = "c1"): Task {
+  return {
+    id,
+    contextId,
+    status: { state, message: undefined, timestamp },
+    artifacts: [],
+    history: [],
+    metadata: {},
+  };
+}
+
+describe("BoundedTaskStore", () => {
+  it("keeps each owner's tasks to that owner", async () => {
+    const store = new BoundedTaskStore();
+    await store.save(task("t1", TaskState.TASK_STATE_COMPLETED), alice);
+
+    expect(await store.load("t1", alice)).toMatchObject({ id: "t1" });
+    expect(await store.load("t1", bob)).toBeUndefined();
+  });
+
+  it("returns copies: changing a loaded task does not change the stored one", async () => {
+    const store = new BoundedTaskStore();
+    await store.save(task("t1", TaskState.TASK_STATE_WORKING), alice);
+
+    const loaded = await store.load("t1", alice);
+    loaded!.contextId = "changed";
+
+    expect((await store.load("t1", alice))?.contextId).toBe("c1");
+  });
+
+  it("forgets the least recently updated finished task beyond maxTasks, never a running one", async () => {
+    const store = new BoundedTaskStore(2);
+    await store.save(task("running", TaskState.TASK_STATE_WORKING), alice);
+    await store.save(task("old", TaskState.TASK_STATE_COMPLETED), alice);
+    await store.save(task("new", TaskState.TASK_STATE_FAILED), bob);
+    await store.save(task("newest", TaskState.TASK_STATE_CANCELED), alice);
+
+    expect(await store.load("running", alice)).toBeDefined();
+    expect(await store.load("old", alice)).toBeUndefined();
+    expect(await store.load("new", bob)).toBeUndefined();
+    expect(await store.load("newest", alice)).toBeDefined();
+  });
+
+  it("counts an update as recent use", async () => {
+    const store = new BoundedTaskStore(2);
+    await store.save(task("a", TaskState.TASK_STATE_COMPLETED), alice);
+    await store.save(task("b", TaskState.TASK_STATE_COMPLETED), alice);
+    await store.save(task("a", TaskState.TASK_STATE_COMPLETED), alice);
+    await store.save(task("c", TaskState.TASK_STATE_COMPLETED), alice);
+
+    expect(await store.load("a", alice)).toBeDefined();
+    expect(await store.load("b", alice)).toBeUndefined();
+  });
+
+  it("lists the caller's tasks newest first, filtered and paged", async () => {
+    const store = new BoundedTaskStore();
+    await store.save(task("t1", TaskState.TASK_STATE_COMPLETED, "2030-01-01T00:00:01.000Z"), alice);
+    await store.save(task("t2", TaskState.TASK_STATE_FAILED, "2030-01-01T00:00:02.000Z"), alice);
+    await store.save(task("t3", TaskState.TASK_STATE_COMPLETED, "2030-01-01T00:00:03.000Z", "c2"), alice);
+    await store.save(task("t4", TaskState.TASK_STATE_COMPLETED, "2030-01-01T00:00:04.000Z"), bob);
+
+    const first = await store.list(ListTasksRequest.fromJSON({ pageSize: 2 }), alice);
+    const second = await store.list(
+      ListTasksRequest.fromJSON({ pageSize: 2, pageToken: first.nextPageToken }),
+      alice,
+    );
+    const completed = await store.list(ListTasksRequest.fromJSON({ status: "TASK_STATE_COMPLETED" }), alice);
+    const inContext = await store.list(ListTasksRequest.fromJSON({ contextId: "c2" }), alice);
+
+    expect(first.tasks.map((entry) => entry.id)).toEqual(["t3", "t2"]);
+    expect(first.totalSize).toBe(3);
+    expect(second.tasks.map((entry) => entry.id)).toEqual(["t1"]);
+    expect(second.nextPageToken).toBe("");
+    expect(completed.tasks.map((entry) => entry.id)).toEqual(["t3", "t1"]);
+    expect(inContext.tasks.map((entry) => entry.id)).toEqual(["t3"]);
+  });
+
+  it("refuses a maxTasks below 1", () => {
+    expect(() => new BoundedTaskStore(0)).toThrow(/maxTasks/);
+  });
+});
