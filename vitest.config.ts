@@ -1,10 +1,16 @@
+import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Tests run against the TypeScript sources of the workspace packages (their exports map this
+ * condition to `src/`); child processes spawned by tests use the built dist. A name of our own,
+ * because some dependencies publish a plain `source` condition that points at files Node cannot run.
+ */
+const SOURCE_CONDITION = "@skillbox/source";
+
 export default defineConfig({
-  resolve: {
-    // Tests run against the TypeScript sources; child processes spawned by tests use the built dist.
-    conditions: ["source"],
-  },
+  // Tests run in Vite's server-side environment, which resolves with the `ssr` conditions.
+  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
   test: {
     include: [
       "packages/*/test/**/*.test.ts",

@@ -1,11 +1,5 @@
+import { createHttpApp, type RunningHttpServer, startHttpServer } from "@skillbox/server";
 import { afterEach, describe, expect, it } from "vitest";
-// The server's sources, not the `@skillbox/server` package: vitest resolves that one to its
-// built dist, which may predate the A2A routes.
-import {
-  createHttpApp,
-  type RunningHttpServer,
-  startHttpServer,
-} from "../../../packages/server/src/index.ts";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { useSendMessageHost } from "./helpers/send-message-host.ts";
 
