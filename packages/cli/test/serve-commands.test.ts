@@ -32,6 +32,10 @@ describe("skillbox serve", { timeout: 60_000 }, () => {
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: "ok" });
+    const card = await fetch(`${url}/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    const { skills } = (await card.json()) as { skills: { id: string }[] };
+    expect(skills.map((skill) => skill.id)).toContain("echo");
     const { body } = await execute(url!, "echo", { msg: "over http" });
     expect(body).toMatchObject({ status: "success", output: { echoed: "over http" } });
     await server.waitForOutput(/executed\s+echo@1\.0\.0 → success/);

@@ -60,7 +60,7 @@ async function loadFolders(
 
 /**
  * `skillbox dev` and `skillbox serve`: loads the folders (watching them for `dev`), serves the
- * HTTP API with MCP at `/mcp`, logs loads, reloads, errors and executions readably on stdout,
+ * HTTP API with MCP at `/mcp` and an A2A agent, logs loads, reloads, errors and executions readably on stdout,
  * and on Ctrl-C or SIGTERM closes the server, the watcher, the sandboxes and the database in
  * that order. Resolves once everything is closed.
  */
@@ -95,7 +95,10 @@ export async function serveSkills(
     );
     if (!server.apiKeysConfigured)
       log.line("auth", "no API keys configured: every request is the public caller");
-    log.line("listening", `${server.url} (MCP at ${server.url}/mcp); Ctrl-C stops`);
+    log.line(
+      "listening",
+      `${server.url} (MCP at ${server.url}/mcp, A2A agent card at ${server.url}/.well-known/agent-card.json); Ctrl-C stops`,
+    );
     const reason = await shutdown.requested;
     log.line("stopping", reason);
   } finally {
