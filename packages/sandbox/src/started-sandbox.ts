@@ -58,10 +58,13 @@ export class StartedSandbox {
       this.subprocess.once("error", (error) => resolve({ exitCode: null, signal: null, error }));
       this.subprocess.once("close", (exitCode, signal) => resolve({ exitCode, signal }));
     });
+    // The sandbox may exit before reading stdin or descriptor 3 (a kill, a crash): its end of the
+    // pipe then resets ours (EPIPE, ECONNRESET). That is its business, not an error of the host,
+    // and an unhandled stream error would crash the host.
+    const ignore = () => {};
+    for (const stream of this.subprocess.stdio) stream?.on("error", ignore);
     const descriptor3 = this.subprocess.stdio[3] as NodeJS.WritableStream | null | undefined;
     if (plan.descriptor3 !== undefined) descriptor3?.end(plan.descriptor3);
-    // The sandbox may exit or close stdin before reading it; that is its business, not an error here.
-    this.subprocess.stdin?.on("error", () => {});
     this.subprocess.stdout?.on("data", (chunk: Buffer) => {
       this.stdout.append(chunk);
       this.splitLines(chunk);

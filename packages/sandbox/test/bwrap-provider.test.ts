@@ -123,6 +123,34 @@ describeWithEngine("createBwrapProvider", bwrapRequirement(), () => {
     await expectNothingLeft(result.id);
   });
 
+  // Regression: a sandbox killed before bwrap read its environment from descriptor 3 reset that
+  // pipe, and the unhandled ECONNRESET crashed the host.
+  it("survives sandboxes aborted before bwrap reads their environment", async () => {
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", record);
+    try {
+      for (let round = 0; round < 10; round++) {
+        const controller = new AbortController();
+        const running = runner.run(
+          NO_IMAGE,
+          nodeCommand("setInterval(() => {}, 1000)"),
+          { PADDING: "x".repeat(200_000) },
+          {
+            signal: controller.signal,
+          },
+        );
+        controller.abort();
+        expect((await running).killed).toBe(true);
+      }
+      // Socket errors surface on a later turn of the event loop.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      process.off("uncaughtException", record);
+    }
+    expect(uncaught).toEqual([]);
+  });
+
   it("rejects readOnly: false with SANDBOX_CONFIG_INVALID naming the field", async () => {
     const error = await runner
       .run(NO_IMAGE, nodeCommand("0"), {}, { readOnly: false })
