@@ -33,20 +33,26 @@ async function startRemoteSkillbox() {
   return { host, server };
 }
 
+/**
+ * Sends `data` to `skill` of a fresh remote Skillbox through `a2a.send-message`, with the remote's
+ * API key configured for its host unless `authorized` is false.
+ */
+async function sendToRemote(skill: string, data: Record<string, unknown>, { authorized = true } = {}) {
+  const remote = await startRemoteSkillbox();
+  const remoteHost = new URL(remote.server.url).host;
+  const credentials = authorized ? { headers: { [remoteHost]: { Authorization: "Bearer remote-key" } } } : {};
+  const host = makeHost({ allowedHosts: [remoteHost], ...credentials });
+  const execution = await host.executor.execute("a2a.send-message", {
+    agentUrl: remote.server.url,
+    skill,
+    data,
+  });
+  return { remote, execution };
+}
+
 describe("a2a.send-message against a Skillbox server", () => {
   it("runs a skill of the other Skillbox and returns its output as data", async () => {
-    const remote = await startRemoteSkillbox();
-    const remoteHost = new URL(remote.server.url).host;
-    const host = makeHost({
-      allowedHosts: [remoteHost],
-      headers: { [remoteHost]: { Authorization: "Bearer remote-key" } },
-    });
-
-    const execution = await host.executor.execute("a2a.send-message", {
-      agentUrl: remote.server.url,
-      skill: "echo",
-      data: { msg: "across" },
-    });
+    const { remote, execution } = await sendToRemote("echo", { msg: "across" });
 
     expect(execution.status).toBe("success");
     expect(execution.output).toMatchObject({
@@ -65,18 +71,7 @@ describe("a2a.send-message against a Skillbox server", () => {
   });
 
   it("returns the failed state and the remote error as text", async () => {
-    const remote = await startRemoteSkillbox();
-    const remoteHost = new URL(remote.server.url).host;
-    const host = makeHost({
-      allowedHosts: [remoteHost],
-      headers: { [remoteHost]: { Authorization: "Bearer remote-key" } },
-    });
-
-    const execution = await host.executor.execute("a2a.send-message", {
-      agentUrl: remote.server.url,
-      skill: "broken",
-      data: { msg: "x" },
-    });
+    const { execution } = await sendToRemote("broken", { msg: "x" });
 
     expect(execution.status).toBe("success");
     expect(execution.output).toMatchObject({
@@ -88,14 +83,7 @@ describe("a2a.send-message against a Skillbox server", () => {
   });
 
   it("fails with UPSTREAM_ERROR naming the credentials setting when the key is missing", async () => {
-    const remote = await startRemoteSkillbox();
-    const host = makeHost({ allowedHosts: [new URL(remote.server.url).host] });
-
-    const execution = await host.executor.execute("a2a.send-message", {
-      agentUrl: remote.server.url,
-      skill: "echo",
-      data: { msg: "x" },
-    });
+    const { execution } = await sendToRemote("echo", { msg: "x" }, { authorized: false });
 
     expect(execution.error).toMatchObject({ code: "UPSTREAM_ERROR", data: { status: 401 } });
     expect(execution.error?.message).toContain("SKILLBOX_A2A_HEADERS");

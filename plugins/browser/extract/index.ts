@@ -1,8 +1,5 @@
-import { type DefinedSkill, defineSkill } from "@skillbox/core/handler";
 import { z } from "zod";
-import { withBrowserSession } from "../lib/browser-session.js";
-import { type BrowserSettingsInput, settingsSource } from "../lib/browser-settings.js";
-import { assertAllowedUrl, navigate } from "../lib/navigate.js";
+import { browserSkillFactory } from "../lib/browser-skill-factory.js";
 import { locateScope, readContent } from "../lib/page-content.js";
 import { blockedRequestsSchema, selectorSchema, urlSchema, waitUntilSchema } from "../lib/skill-schemas.js";
 
@@ -55,30 +52,22 @@ const output = z
  * text and links (of the whole page or one element). Without `settings`, each execution reads
  * them from the environment (`SKILLBOX_BROWSER_EXECUTABLE`, `SKILLBOX_BROWSER_ALLOWED_HOSTS`).
  */
-export function createExtractSkill(settings?: BrowserSettingsInput): DefinedSkill {
-  const currentSettings = settingsSource(settings);
-  return defineSkill({
-    input,
-    output,
-    async handler(request, context) {
-      const resolved = currentSettings();
-      // Refuse before launching anything.
-      assertAllowedUrl(SKILL_NAME, request.url, resolved);
-      return withBrowserSession({ settings: resolved, signal: context.signal }, async (session) => {
-        const status = await navigate(SKILL_NAME, session, request.url, request.waitUntil, resolved);
-        const scope = await locateScope(SKILL_NAME, session.page, request.selector);
-        const content = await readContent(scope, request.maxTextChars, request.maxLinks);
-        return {
-          url: session.page.url(),
-          status,
-          title: await session.page.title(),
-          ...content,
-          blockedRequests: session.blockedRequests,
-        };
-      });
-    },
-  });
-}
+export const createExtractSkill = browserSkillFactory({
+  name: SKILL_NAME,
+  input,
+  output,
+  async run(request, { session, status }) {
+    const scope = await locateScope(SKILL_NAME, session.page, request.selector);
+    const content = await readContent(scope, request.maxTextChars, request.maxLinks);
+    return {
+      url: session.page.url(),
+      status,
+      title: await session.page.title(),
+      ...content,
+      blockedRequests: session.blockedRequests,
+    };
+  },
+});
 
 /** `browser.extract` configured from the environment at each execution. */
 export default createExtractSkill();

@@ -1,9 +1,7 @@
-import { type DefinedSkill, defineSkill } from "@skillbox/core/handler";
 import { z } from "zod";
-import { withBrowserSession } from "../lib/browser-session.js";
-import { type BrowserSettingsInput, settingsSource } from "../lib/browser-settings.js";
+import { browserSkillFactory } from "../lib/browser-skill-factory.js";
 import { assertInlineSize, captureScreenshot } from "../lib/capture-screenshot.js";
-import { assertAllowedUrl, assertNoRefusedNavigation, navigate } from "../lib/navigate.js";
+import { assertNoRefusedNavigation } from "../lib/navigate.js";
 import { locateScope, readContent } from "../lib/page-content.js";
 import { runSteps } from "../lib/run-steps.js";
 import {
@@ -79,54 +77,46 @@ const output = z
  * page's URL, title and text, and optionally a screenshot. A step that navigates to a host
  * outside the allowlist fails the execution with `URL_REFUSED`.
  */
-export function createInteractSkill(settings?: BrowserSettingsInput): DefinedSkill {
-  const currentSettings = settingsSource(settings);
-  return defineSkill({
-    input,
-    output,
-    async handler(request, context) {
-      const resolved = currentSettings();
-      assertAllowedUrl(SKILL_NAME, request.url, resolved);
-      const sessionOptions = { settings: resolved, signal: context.signal, viewport: request.viewport };
-      return withBrowserSession(sessionOptions, async (session) => {
-        const { page } = session;
-        await navigate(SKILL_NAME, session, request.url, request.waitUntil, resolved);
-        const { outcomes, completed } = await runSteps(page, request.steps, {
-          stepTimeoutMs: request.stepTimeoutMs,
-          afterStep: () => assertNoRefusedNavigation(SKILL_NAME, session, resolved),
-        });
-        await page.waitForLoadState(request.waitUntil, { timeout: 0 });
-        assertNoRefusedNavigation(SKILL_NAME, session, resolved);
-        const scope = await locateScope(SKILL_NAME, page, request.extract, "extract");
-        const content = await readContent(scope, request.maxTextChars, 0);
-        const result = {
-          url: page.url(),
-          title: await page.title(),
-          text: content.text,
-          truncated: content.truncated,
-          completed,
-          steps: outcomes,
-          blockedRequests: session.blockedRequests,
-        };
-        if (!request.screenshot) return result;
-        const shot = await captureScreenshot(SKILL_NAME, page);
-        assertInlineSize(
-          SKILL_NAME,
-          shot.png.length,
-          'use browser.screenshot with `"output": "file"` or a smaller viewport',
-        );
-        const screenshot = {
-          format: "png" as const,
-          width: shot.width,
-          height: shot.height,
-          bytes: shot.png.length,
-          base64: shot.png.toString("base64"),
-        };
-        return { ...result, screenshot };
-      });
-    },
-  });
-}
+export const createInteractSkill = browserSkillFactory({
+  name: SKILL_NAME,
+  input,
+  output,
+  async run(request, { session, settings }) {
+    const { page } = session;
+    const { outcomes, completed } = await runSteps(page, request.steps, {
+      stepTimeoutMs: request.stepTimeoutMs,
+      afterStep: () => assertNoRefusedNavigation(SKILL_NAME, session, settings),
+    });
+    await page.waitForLoadState(request.waitUntil, { timeout: 0 });
+    assertNoRefusedNavigation(SKILL_NAME, session, settings);
+    const scope = await locateScope(SKILL_NAME, page, request.extract, "extract");
+    const content = await readContent(scope, request.maxTextChars, 0);
+    const result = {
+      url: page.url(),
+      title: await page.title(),
+      text: content.text,
+      truncated: content.truncated,
+      completed,
+      steps: outcomes,
+      blockedRequests: session.blockedRequests,
+    };
+    if (!request.screenshot) return result;
+    const shot = await captureScreenshot(SKILL_NAME, page);
+    assertInlineSize(
+      SKILL_NAME,
+      shot.png.length,
+      'use browser.screenshot with `"output": "file"` or a smaller viewport',
+    );
+    const screenshot = {
+      format: "png" as const,
+      width: shot.width,
+      height: shot.height,
+      bytes: shot.png.length,
+      base64: shot.png.toString("base64"),
+    };
+    return { ...result, screenshot };
+  },
+});
 
 /** `browser.interact` configured from the environment at each execution. */
 export default createInteractSkill();

@@ -1,9 +1,7 @@
-import { type DefinedSkill, defineSkill, SkillboxError } from "@skillbox/core/handler";
+import { SkillboxError } from "@skillbox/core/handler";
 import { z } from "zod";
-import { withBrowserSession } from "../lib/browser-session.js";
-import { type BrowserSettingsInput, settingsSource } from "../lib/browser-settings.js";
+import { browserSkillFactory } from "../lib/browser-skill-factory.js";
 import { assertInlineSize, captureScreenshot } from "../lib/capture-screenshot.js";
-import { assertAllowedUrl, navigate } from "../lib/navigate.js";
 import { selectorSchema, urlSchema, viewportSchema, waitUntilSchema } from "../lib/skill-schemas.js";
 import { resolveWorkspaceFile, writeWorkspaceFile } from "../lib/workspace-file.js";
 
@@ -70,49 +68,39 @@ function assertOutputFields(request: ScreenshotInput): void {
  * one element, inline as base64 or written to a file in the caller's workspace (the workspace of
  * `ctx.apiKeyId`, under `settings.workspaceRoot` or `SKILLBOX_WORKSPACE_DIR`).
  */
-export function createScreenshotSkill(settings?: BrowserSettingsInput): DefinedSkill {
-  const currentSettings = settingsSource(settings);
-  return defineSkill({
-    input,
-    output,
-    async handler(request, context) {
-      const resolved = currentSettings();
-      assertOutputFields(request);
-      assertAllowedUrl(SKILL_NAME, request.url, resolved);
-      // A refused path fails before the browser does any work.
-      if (request.path !== undefined)
-        await resolveWorkspaceFile(context.apiKeyId, request.path, resolved.workspaceRoot);
-      const sessionOptions = { settings: resolved, signal: context.signal, viewport: request.viewport };
-      return withBrowserSession(sessionOptions, async (session) => {
-        await navigate(SKILL_NAME, session, request.url, request.waitUntil, resolved);
-        const shot = await captureScreenshot(SKILL_NAME, session.page, request);
-        const result = {
-          format: "png" as const,
-          url: session.page.url(),
-          width: shot.width,
-          height: shot.height,
-          bytes: shot.png.length,
-          truncated: shot.truncated,
-        };
-        if (request.path === undefined) {
-          assertInlineSize(
-            SKILL_NAME,
-            shot.png.length,
-            'use `"output": "file"` with a `path`, a smaller viewport or no fullPage',
-          );
-          return { ...result, base64: shot.png.toString("base64") };
-        }
-        const path = await writeWorkspaceFile(
-          context.apiKeyId,
-          request.path,
-          shot.png,
-          resolved.workspaceRoot,
-        );
-        return { ...result, path };
-      });
-    },
-  });
-}
+export const createScreenshotSkill = browserSkillFactory({
+  name: SKILL_NAME,
+  input,
+  output,
+  validate: assertOutputFields,
+  async prepare(request, settings, context) {
+    // A refused path fails before the browser does any work.
+    if (request.path !== undefined) {
+      await resolveWorkspaceFile(context.apiKeyId, request.path, settings.workspaceRoot);
+    }
+  },
+  async run(request, { session, settings }, context) {
+    const shot = await captureScreenshot(SKILL_NAME, session.page, request);
+    const result = {
+      format: "png" as const,
+      url: session.page.url(),
+      width: shot.width,
+      height: shot.height,
+      bytes: shot.png.length,
+      truncated: shot.truncated,
+    };
+    if (request.path === undefined) {
+      assertInlineSize(
+        SKILL_NAME,
+        shot.png.length,
+        'use `"output": "file"` with a `path`, a smaller viewport or no fullPage',
+      );
+      return { ...result, base64: shot.png.toString("base64") };
+    }
+    const path = await writeWorkspaceFile(context.apiKeyId, request.path, shot.png, settings.workspaceRoot);
+    return { ...result, path };
+  },
+});
 
 /** `browser.screenshot` configured from the environment at each execution. */
 export default createScreenshotSkill();

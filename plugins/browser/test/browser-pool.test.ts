@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import {
   acquireBrowser,
@@ -10,9 +10,9 @@ import {
   closeBrowser,
 } from "../lib/browser-pool.ts";
 import { DEFAULT_BROWSER_EXECUTABLE } from "../lib/browser-settings.ts";
-import { createBrowserTestHost } from "./helpers/browser-test-host.ts";
+import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";
 import { chromiumChildren, isRunning } from "./helpers/chromium-processes.ts";
-import { type PageServer, startPageServer } from "./helpers/page-server.ts";
+import type { PageServer } from "./helpers/page-server.ts";
 
 /** Shows the cookies and storage the page found, then sets its own. */
 const STATE_PAGE = `<!doctype html><title>State</title><p id="found"></p><script>
@@ -22,6 +22,7 @@ const STATE_PAGE = `<!doctype html><title>State</title><p id="found"></p><script
   localStorage.setItem("visited", "yes");
 </script>`;
 
+const bed = useBrowserTestBed();
 let site: PageServer;
 /** Cookie headers the server received on /state, one entry per request. */
 const cookieHeaders: (string | undefined)[] = [];
@@ -36,11 +37,10 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 /** Resolved when a request for /never arrives. */
 let neverArrived = deferred();
-const hosts: TemporaryHost[] = [];
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  site = await startPageServer({
+  site = await bed.pageServer({
     "/state": (request, response) => {
       cookieHeaders.push(request.headers.cookie);
       response
@@ -56,21 +56,13 @@ beforeAll(async () => {
   });
 });
 
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
+afterEach(() => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-afterAll(async () => {
-  await closeBrowser();
-  await site?.close();
-});
-
-async function hostAllowingSite(): Promise<TemporaryHost> {
-  const host = await createBrowserTestHost({ allowedHosts: [site.host] });
-  hosts.push(host);
-  return host;
+function hostAllowingSite(): Promise<TemporaryHost> {
+  return bed.host({ allowedHosts: [site.host] });
 }
 
 describe("browser pool", () => {

@@ -1,10 +1,9 @@
-import { isDefinedSkill } from "@skillbox/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import extract, { createExtractSkill } from "../extract/index.ts";
-import { closeBrowser } from "../lib/browser-pool.ts";
-import { createBrowserTestHost, readManifest } from "./helpers/browser-test-host.ts";
-import { type PageServer, startPageServer } from "./helpers/page-server.ts";
+import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";
+import { expectManifestSchemas } from "./helpers/browser-test-host.ts";
+import type { PageServer } from "./helpers/page-server.ts";
 
 const HOME = `<!doctype html><title>Home</title>
 <h1>Welcome</h1>
@@ -13,14 +12,14 @@ const HOME = `<!doctype html><title>Home</title>
 <nav id="menu"><a href="/about">About   us</a> <a href="/contact">Contact</a></nav>
 <script>document.body.append("added by script")</script>`;
 
+const bed = useBrowserTestBed();
 let site: PageServer;
 /** Another origin (another port) that is never on the allowlist: it must see no request. */
 let outside: PageServer;
-const hosts: TemporaryHost[] = [];
 
 beforeAll(async () => {
-  outside = await startPageServer({ "/": "<title>Outside</title>outside", "/pixel.png": "x", "/data": "x" });
-  site = await startPageServer({
+  outside = await bed.pageServer({ "/": "<title>Outside</title>outside", "/pixel.png": "x", "/data": "x" });
+  site = await bed.pageServer({
     "/": HOME,
     "/long": `<title>Long</title><p>${"word ".repeat(2000)}</p>${Array.from({ length: 30 }, (_, index) => `<a href="/page/${index}">page ${index}</a>`).join("")}`,
     "/embeds-outside": `<title>Embeds</title><p>local text</p>
@@ -47,29 +46,13 @@ beforeAll(async () => {
   });
 });
 
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-});
-
-afterAll(async () => {
-  await closeBrowser();
-  await site?.close();
-  await outside?.close();
-});
-
-async function hostAllowingSite(): Promise<TemporaryHost> {
-  const host = await createBrowserTestHost({ allowedHosts: [site.host] });
-  hosts.push(host);
-  return host;
+function hostAllowingSite(): Promise<TemporaryHost> {
+  return bed.host({ allowedHosts: [site.host] });
 }
 
 describe("browser.extract", () => {
   it("default-exports a defined skill with the schemas of its skill.json", () => {
-    const manifest = readManifest("extract");
-    expect(isDefinedSkill(extract)).toBe(true);
-    expect(extract.input).toMatchObject(manifest.input ?? {});
-    expect(extract.output).toMatchObject(manifest.output ?? {});
-    expect(manifest.input).toMatchObject(extract.input ?? {});
+    expectManifestSchemas("extract", extract);
   });
 
   it("returns the rendered text, title, status and absolute links of a page", async () => {
@@ -145,8 +128,7 @@ describe("browser.extract", () => {
 
 describe("browser.extract host allowlist", () => {
   it("refuses every URL while no host is allowed, naming the variable to set", async () => {
-    const host = await createBrowserTestHost({ allowedHosts: [] });
-    hosts.push(host);
+    const host = await bed.host({ allowedHosts: [] });
     const before = site.requests.length;
     const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
     expect(execution.status).toBe("error");
@@ -171,8 +153,7 @@ describe("browser.extract host allowlist", () => {
     "chrome://version",
     "ftp://127.0.0.1/",
   ])("refuses the non-http URL %s", async (url) => {
-    const host = await createBrowserTestHost({ allowedHosts: ["*"] });
-    hosts.push(host);
+    const host = await bed.host({ allowedHosts: ["*"] });
     const execution = await host.executor.execute("browser.extract", { url });
     expect(execution.status).toBe("error");
     expect(execution.error?.code).toBe("URL_REFUSED");
@@ -212,11 +193,10 @@ describe("browser.extract host allowlist", () => {
 
 describe("createExtractSkill", () => {
   it("fails with BROWSER_UNAVAILABLE naming the missing executable and the fix", async () => {
-    const host = await createBrowserTestHost({
+    const host = await bed.host({
       allowedHosts: [site.host],
       executablePath: "/nonexistent/chromium",
     });
-    hosts.push(host);
     const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
     expect(execution.status).toBe("error");
     expect(execution.error?.code).toBe("BROWSER_UNAVAILABLE");
@@ -243,8 +223,7 @@ describe("browser.extract default export", () => {
   });
 
   it("reads the allowlist from the environment at each execution", async () => {
-    const host = await createBrowserTestHost();
-    hosts.push(host);
+    const host = await bed.host();
     delete process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS;
     const refused = await host.executor.execute("browser.extract", { url: site.url("/") });
     expect(refused.error?.code).toBe("URL_REFUSED");
@@ -254,8 +233,7 @@ describe("browser.extract default export", () => {
   });
 
   it("reports a malformed variable as CONFIG_INVALID naming it", async () => {
-    const host = await createBrowserTestHost();
-    hosts.push(host);
+    const host = await bed.host();
     process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS = "exa mple.com";
     const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
     expect(execution.error?.code).toBe("CONFIG_INVALID");

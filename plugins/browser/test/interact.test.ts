@@ -1,11 +1,10 @@
-import { isDefinedSkill } from "@skillbox/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import interact from "../interact/index.ts";
-import { closeBrowser } from "../lib/browser-pool.ts";
 import { isPng, pngSize } from "../lib/png-image.ts";
-import { createBrowserTestHost, readManifest } from "./helpers/browser-test-host.ts";
-import { type PageServer, startPageServer } from "./helpers/page-server.ts";
+import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";
+import { expectManifestSchemas } from "./helpers/browser-test-host.ts";
+import type { PageServer } from "./helpers/page-server.ts";
 
 const FORM = `<!doctype html><title>Form</title>
 <form method="post" action="/submit">
@@ -31,13 +30,13 @@ interface InteractOutput {
   screenshot?: { format: string; width: number; height: number; bytes: number; base64: string };
 }
 
+const bed = useBrowserTestBed();
 let site: PageServer;
 let outside: PageServer;
-const hosts: TemporaryHost[] = [];
 
 beforeAll(async () => {
-  outside = await startPageServer({ "/": "<title>Outside</title>outside" });
-  site = await startPageServer({
+  outside = await bed.pageServer({ "/": "<title>Outside</title>outside" });
+  site = await bed.pageServer({
     "/form": FORM,
     "/submit": (_request, response, body) => {
       const fields = new URLSearchParams(body);
@@ -52,29 +51,13 @@ beforeAll(async () => {
   });
 });
 
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-});
-
-afterAll(async () => {
-  await closeBrowser();
-  await site?.close();
-  await outside?.close();
-});
-
-async function hostAllowingSite(): Promise<TemporaryHost> {
-  const host = await createBrowserTestHost({ allowedHosts: [site.host] });
-  hosts.push(host);
-  return host;
+function hostAllowingSite(): Promise<TemporaryHost> {
+  return bed.host({ allowedHosts: [site.host] });
 }
 
 describe("browser.interact", () => {
   it("default-exports a defined skill with the schemas of its skill.json", () => {
-    const manifest = readManifest("interact");
-    expect(isDefinedSkill(interact)).toBe(true);
-    expect(interact.input).toMatchObject(manifest.input ?? {});
-    expect(interact.output).toMatchObject(manifest.output ?? {});
-    expect(manifest.input).toMatchObject(interact.input ?? {});
+    expectManifestSchemas("interact", interact);
   });
 
   it("fills, selects, checks and submits a form, then reads the result page", async () => {

@@ -1,14 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isDefinedSkill } from "@skillbox/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import { closeBrowser } from "../lib/browser-pool.ts";
 import { isPng, pngSize } from "../lib/png-image.ts";
 import screenshot from "../screenshot/index.ts";
-import { createBrowserTestHost, readManifest } from "./helpers/browser-test-host.ts";
-import { type PageServer, startPageServer } from "./helpers/page-server.ts";
+import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";
+import { expectManifestSchemas } from "./helpers/browser-test-host.ts";
+import type { PageServer } from "./helpers/page-server.ts";
 
 const TALL_PAGE = `<!doctype html><title>Tall</title><style>body { margin: 0 }</style>
 <div style="height: 2000px; background: linear-gradient(red, blue)">tall</div>
@@ -24,29 +23,21 @@ interface ScreenshotOutput {
   truncated: boolean;
 }
 
+const bed = useBrowserTestBed();
 let site: PageServer;
 let workspaceRoot: string;
-const hosts: TemporaryHost[] = [];
 
 beforeAll(async () => {
-  site = await startPageServer({ "/": TALL_PAGE });
+  site = await bed.pageServer({ "/": TALL_PAGE });
 });
 
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
+afterEach(() => {
   if (workspaceRoot !== undefined) rmSync(workspaceRoot, { recursive: true, force: true });
 });
 
-afterAll(async () => {
-  await closeBrowser();
-  await site?.close();
-});
-
-async function hostAllowingSite(): Promise<TemporaryHost> {
+function hostAllowingSite(): Promise<TemporaryHost> {
   workspaceRoot = mkdtempSync(join(tmpdir(), "skillbox-browser-workspaces-"));
-  const host = await createBrowserTestHost({ allowedHosts: [site.host], workspaceRoot });
-  hosts.push(host);
-  return host;
+  return bed.host({ allowedHosts: [site.host], workspaceRoot });
 }
 
 function decode(output: ScreenshotOutput): Buffer {
@@ -55,11 +46,7 @@ function decode(output: ScreenshotOutput): Buffer {
 
 describe("browser.screenshot", () => {
   it("default-exports a defined skill with the schemas of its skill.json", () => {
-    const manifest = readManifest("screenshot");
-    expect(isDefinedSkill(screenshot)).toBe(true);
-    expect(screenshot.input).toMatchObject(manifest.input ?? {});
-    expect(screenshot.output).toMatchObject(manifest.output ?? {});
-    expect(manifest.input).toMatchObject(screenshot.input ?? {});
+    expectManifestSchemas("screenshot", screenshot);
   });
 
   it("returns a base64 PNG of the viewport, sized as asked", async () => {

@@ -1,14 +1,14 @@
 import { SkillboxError } from "@skillbox/core/handler";
 import { z } from "zod";
+import { collectList } from "../lib/collect-list.js";
 import type { GithubClient } from "../lib/github-client.js";
 import type { GithubSettings } from "../lib/github-settings.js";
 import { parseGithubAnswer } from "../lib/github-shapes.js";
 import { githubSkillFactory } from "../lib/github-skill-factory.js";
 import {
   limitSchema,
-  ownerSchema,
   refSchema,
-  repositoryNameSchema,
+  repositoryInputSchema,
   repositoryPath,
   timestampSchema,
   toIsoTimestamp,
@@ -16,31 +16,27 @@ import {
 import { pause } from "../lib/read-body.js";
 import { countByWeek, isoDate } from "../lib/weekly-counts.js";
 
-const input = z
-  .object({
-    owner: ownerSchema,
-    repo: repositoryNameSchema,
-    since: timestampSchema.optional().describe("Window start (ISO 8601); switches to the commits source"),
-    until: timestampSchema.optional().describe("Window end (ISO 8601); switches to the commits source"),
-    author: z
-      .string()
-      .min(1)
-      .max(254)
-      .regex(/^(?:[A-Za-z0-9][A-Za-z0-9_-]*|[^\s@]+@[^\s@]+)$/)
-      .optional()
-      .describe("Only commits by this login or email; switches to the commits source"),
-    branch: refSchema
-      .optional()
-      .describe("Branch (or SHA) to read instead of the default branch; switches to the commits source"),
-    path: z
-      .string()
-      .min(1)
-      .max(1024)
-      .optional()
-      .describe("Only commits touching this file or folder; switches to the commits source"),
-    limit: limitSchema(100).describe("Most commits to read in the commits source, 1 to 1000 (default 100)"),
-  })
-  .strict();
+const input = repositoryInputSchema({
+  since: timestampSchema.optional().describe("Window start (ISO 8601); switches to the commits source"),
+  until: timestampSchema.optional().describe("Window end (ISO 8601); switches to the commits source"),
+  author: z
+    .string()
+    .min(1)
+    .max(254)
+    .regex(/^(?:[A-Za-z0-9][A-Za-z0-9_-]*|[^\s@]+@[^\s@]+)$/)
+    .optional()
+    .describe("Only commits by this login or email; switches to the commits source"),
+  branch: refSchema
+    .optional()
+    .describe("Branch (or SHA) to read instead of the default branch; switches to the commits source"),
+  path: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe("Only commits touching this file or folder; switches to the commits source"),
+  limit: limitSchema(100).describe("Most commits to read in the commits source, 1 to 1000 (default 100)"),
+});
 
 const output = z.object({
   repository: z.string(),
@@ -161,7 +157,6 @@ function tallyAuthors(commits: Output["commits"]): Output["authors"] {
 }
 
 async function listedCommits(request: Input, client: GithubClient): Promise<Output> {
-  const subject = `repository ${request.owner}/${request.repo}`;
   const since = request.since === undefined ? undefined : toIsoTimestamp(request.since, "since");
   const until = request.until === undefined ? undefined : toIsoTimestamp(request.until, "until");
   if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
@@ -173,17 +168,12 @@ async function listedCommits(request: Input, client: GithubClient): Promise<Outp
       },
     );
   }
-  const query = { since, until, author: request.author, sha: request.branch, path: request.path };
-  const pages = await client.collect(
-    repositoryPath(request.owner, request.repo, "/commits"),
-    query,
-    subject,
-    {
-      limit: request.limit,
-    },
-  );
-  const commits = parseGithubAnswer(z.array(rawCommitSchema), pages.items, `the commits of ${subject}`).map(
-    (raw) => ({
+  const listed = await collectList(client, request, {
+    path: "/commits",
+    noun: "commits",
+    query: { since, until, author: request.author, sha: request.branch, path: request.path },
+    rawItem: rawCommitSchema,
+    normalize: (raw) => ({
       sha: raw.sha,
       message: raw.commit.message.split("\n", 1)[0] ?? "",
       author: raw.author?.login ?? null,
@@ -191,12 +181,13 @@ async function listedCommits(request: Input, client: GithubClient): Promise<Outp
       date: raw.commit.committer?.date ?? raw.commit.author?.date ?? "",
       url: raw.html_url,
     }),
-  );
+  });
+  const commits = listed.items;
   const times = commits.map((commit) => Date.parse(commit.date)).filter((time) => !Number.isNaN(time));
   // The newest commits come first, so the window's recent end is always complete; its old end is
   // only when nothing was cut off.
   const oldest = times.length === 0 ? undefined : Math.min(...times);
-  const from = pages.truncated || since === undefined ? oldest : Date.parse(since);
+  const from = listed.truncated || since === undefined ? oldest : Date.parse(since);
   const to = Math.min(until === undefined ? Date.now() : Date.parse(until), Date.now());
   const weeks = countByWeek(times, from === undefined ? undefined : { from, to: Math.max(to, from) });
   return {
@@ -208,7 +199,7 @@ async function listedCommits(request: Input, client: GithubClient): Promise<Outp
     weeks,
     authors: tallyAuthors(commits),
     commits,
-    truncated: pages.truncated,
+    truncated: listed.truncated,
   };
 }
 

@@ -1,19 +1,16 @@
 import { z } from "zod";
-import { listOutputSchema, parseGithubAnswer } from "../lib/github-shapes.js";
+import { collectList } from "../lib/collect-list.js";
+import { listOutputSchema } from "../lib/github-shapes.js";
 import { githubSkillFactory } from "../lib/github-skill-factory.js";
-import { limitSchema, ownerSchema, repositoryNameSchema, repositoryPath } from "../lib/input-schemas.js";
+import { limitSchema, repositoryInputSchema } from "../lib/input-schemas.js";
 
-const input = z
-  .object({
-    owner: ownerSchema,
-    repo: repositoryNameSchema,
-    limit: limitSchema(30),
-    includeAnonymous: z
-      .boolean()
-      .default(false)
-      .describe("Also list commit authors without a GitHub account (by name and email)"),
-  })
-  .strict();
+const input = repositoryInputSchema({
+  limit: limitSchema(30),
+  includeAnonymous: z
+    .boolean()
+    .default(false)
+    .describe("Also list commit authors without a GitHub account (by name and email)"),
+});
 
 const contributorSchema = z.object({
   login: z.string().nullable().describe("null for anonymous contributors"),
@@ -57,27 +54,13 @@ export const createContributorsSkill = githubSkillFactory({
   input,
   output,
   async run(request, client) {
-    const subject = `repository ${request.owner}/${request.repo}`;
-    const query = { anon: request.includeAnonymous ? "1" : undefined };
-    const pages = await client.collect(
-      repositoryPath(request.owner, request.repo, "/contributors"),
-      query,
-      subject,
-      {
-        limit: request.limit,
-      },
-    );
-    const items = parseGithubAnswer(
-      z.array(rawContributorSchema),
-      pages.items,
-      `the contributors of ${subject}`,
-    ).map(normalize);
-    return {
-      repository: `${request.owner}/${request.repo}`,
-      items,
-      count: items.length,
-      truncated: pages.truncated,
-    };
+    return collectList(client, request, {
+      path: "/contributors",
+      noun: "contributors",
+      query: { anon: request.includeAnonymous ? "1" : undefined },
+      rawItem: rawContributorSchema,
+      normalize,
+    });
   },
 });
 

@@ -1,52 +1,40 @@
 import { z } from "zod";
-import {
-  labelNames,
-  listOutputSchema,
-  loginOf,
-  parseGithubAnswer,
-  rawLabelSchema,
-  rawUserSchema,
-} from "../lib/github-shapes.js";
+import { collectList } from "../lib/collect-list.js";
+import { labelNames, listOutputSchema, loginOf, loginsOf, rawIssueFields } from "../lib/github-shapes.js";
 import { githubSkillFactory } from "../lib/github-skill-factory.js";
 import {
   directionSchema,
   limitSchema,
   loginSchema,
-  ownerSchema,
-  repositoryNameSchema,
-  repositoryPath,
+  repositoryInputSchema,
   timestampSchema,
   toIsoTimestamp,
 } from "../lib/input-schemas.js";
 
-const input = z
-  .object({
-    owner: ownerSchema,
-    repo: repositoryNameSchema,
-    state: z.enum(["open", "closed", "all"]).default("open"),
-    labels: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .max(100)
-          .regex(/^[^,]+$/),
-      )
-      .max(20)
-      .optional()
-      .describe("Only issues carrying all of these labels (names without commas)"),
-    assignee: z
-      .union([loginSchema, z.literal("*")])
-      .optional()
-      .describe('Assignee login, "none" for unassigned, "*" for assigned to anyone'),
-    creator: loginSchema.optional().describe("Login of the issue's author"),
-    mentioned: loginSchema.optional().describe("Login mentioned in the issue"),
-    since: timestampSchema.optional().describe("Only issues updated at or after this time (ISO 8601)"),
-    sort: z.enum(["created", "updated", "comments"]).default("created"),
-    direction: directionSchema.optional(),
-    limit: limitSchema(30),
-  })
-  .strict();
+const input = repositoryInputSchema({
+  state: z.enum(["open", "closed", "all"]).default("open"),
+  labels: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(100)
+        .regex(/^[^,]+$/),
+    )
+    .max(20)
+    .optional()
+    .describe("Only issues carrying all of these labels (names without commas)"),
+  assignee: z
+    .union([loginSchema, z.literal("*")])
+    .optional()
+    .describe('Assignee login, "none" for unassigned, "*" for assigned to anyone'),
+  creator: loginSchema.optional().describe("Login of the issue's author"),
+  mentioned: loginSchema.optional().describe("Login mentioned in the issue"),
+  since: timestampSchema.optional().describe("Only issues updated at or after this time (ISO 8601)"),
+  sort: z.enum(["created", "updated", "comments"]).default("created"),
+  direction: directionSchema.optional(),
+  limit: limitSchema(30),
+});
 
 const issueSchema = z.object({
   number: z.number().int(),
@@ -69,24 +57,11 @@ const issueSchema = z.object({
 const output = listOutputSchema(issueSchema);
 
 const rawIssueSchema = z.object({
-  number: z.number(),
-  title: z.string(),
-  state: z.string(),
+  ...rawIssueFields,
   state_reason: z.string().nullable().optional(),
-  user: rawUserSchema,
-  labels: z.array(rawLabelSchema).optional(),
-  assignees: z
-    .array(z.object({ login: z.string() }))
-    .nullable()
-    .optional(),
   milestone: z.object({ title: z.string() }).nullable().optional(),
   comments: z.number().optional(),
   locked: z.boolean().optional(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  closed_at: z.string().nullable().optional(),
-  html_url: z.string(),
-  body: z.string().nullable().optional(),
 });
 
 function normalize(raw: z.output<typeof rawIssueSchema>): z.output<typeof issueSchema> {
@@ -97,7 +72,7 @@ function normalize(raw: z.output<typeof rawIssueSchema>): z.output<typeof issueS
     stateReason: raw.state_reason ?? null,
     author: loginOf(raw.user),
     labels: labelNames(raw.labels ?? []),
-    assignees: (raw.assignees ?? []).map((assignee) => assignee.login),
+    assignees: loginsOf(raw.assignees),
     milestone: raw.milestone?.title ?? null,
     comments: raw.comments ?? 0,
     locked: raw.locked ?? false,
@@ -122,7 +97,6 @@ export const createIssuesSkill = githubSkillFactory({
   input,
   output,
   async run(request, client) {
-    const subject = `repository ${request.owner}/${request.repo}`;
     const query = {
       state: request.state,
       labels: request.labels?.join(","),
@@ -133,24 +107,14 @@ export const createIssuesSkill = githubSkillFactory({
       sort: request.sort,
       direction: request.direction,
     };
-    const pages = await client.collect(
-      repositoryPath(request.owner, request.repo, "/issues"),
+    return collectList(client, request, {
+      path: "/issues",
+      noun: "issues",
       query,
-      subject,
-      {
-        limit: request.limit,
-        keep: isIssue,
-      },
-    );
-    const items = parseGithubAnswer(z.array(rawIssueSchema), pages.items, `the issues of ${subject}`).map(
+      keep: isIssue,
+      rawItem: rawIssueSchema,
       normalize,
-    );
-    return {
-      repository: `${request.owner}/${request.repo}`,
-      items,
-      count: items.length,
-      truncated: pages.truncated,
-    };
+    });
   },
 });
 

@@ -4,12 +4,41 @@ import { z } from "zod";
 /** A user as GitHub embeds it; `null` for deleted accounts ("ghost"). */
 export const rawUserSchema = z.object({ login: z.string() }).nullable().optional();
 
+/** Users GitHub lists (assignees, requested reviewers); missing or `null` means none. */
+export const rawUserListSchema = z
+  .array(z.object({ login: z.string() }))
+  .nullable()
+  .optional();
+
 /** Labels come as objects in issues and pull requests (plain strings are accepted too). */
 export const rawLabelSchema = z.union([z.string(), z.object({ name: z.string() })]);
+
+/**
+ * The fields GitHub's issues and pull requests share (a pull request is an issue with a branch),
+ * to spread into each one's raw schema.
+ */
+export const rawIssueFields = {
+  number: z.number(),
+  title: z.string(),
+  state: z.string(),
+  user: rawUserSchema,
+  labels: z.array(rawLabelSchema).optional(),
+  assignees: rawUserListSchema,
+  created_at: z.string(),
+  updated_at: z.string(),
+  closed_at: z.string().nullable().optional(),
+  html_url: z.string(),
+  body: z.string().nullable().optional(),
+};
 
 /** The login of an embedded user, or `null`. */
 export function loginOf(user: z.output<typeof rawUserSchema>): string | null {
   return user?.login ?? null;
+}
+
+/** The logins of listed users (none when GitHub left the list out). */
+export function loginsOf(users: z.output<typeof rawUserListSchema>): string[] {
+  return (users ?? []).map((user) => user.login);
 }
 
 /** The names of embedded labels. */

@@ -41,6 +41,14 @@ export const timestampSchema = z
 
 export const directionSchema = z.enum(["asc", "desc"]).describe("Sort direction (GitHub's default: desc)");
 
+/**
+ * A member's input: the repository (`owner`, `repo`) first, then the member's own `fields`, and
+ * nothing else (unknown fields are refused rather than silently ignored).
+ */
+export function repositoryInputSchema<Fields extends z.ZodRawShape>(fields: Fields) {
+  return z.object({ owner: ownerSchema, repo: repositoryNameSchema, ...fields }).strict();
+}
+
 /** How many items a list skill returns at most. */
 export function limitSchema(defaultLimit: number) {
   return z

@@ -1,40 +1,30 @@
 import { z } from "zod";
+import { collectList } from "../lib/collect-list.js";
 import {
   labelNames,
   listOutputSchema,
   loginOf,
-  parseGithubAnswer,
-  rawLabelSchema,
-  rawUserSchema,
+  loginsOf,
+  rawIssueFields,
+  rawUserListSchema,
 } from "../lib/github-shapes.js";
 import { githubSkillFactory } from "../lib/github-skill-factory.js";
-import {
-  directionSchema,
-  limitSchema,
-  ownerSchema,
-  refSchema,
-  repositoryNameSchema,
-  repositoryPath,
-} from "../lib/input-schemas.js";
+import { directionSchema, limitSchema, refSchema, repositoryInputSchema } from "../lib/input-schemas.js";
 
-const input = z
-  .object({
-    owner: ownerSchema,
-    repo: repositoryNameSchema,
-    state: z.enum(["open", "closed", "all"]).default("open"),
-    base: refSchema.optional().describe("Only pull requests into this branch"),
-    head: z
-      .string()
-      .min(1)
-      .max(300)
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*(?::[^\s~^:?*[\\]+)?$/)
-      .optional()
-      .describe('Only pull requests from this head, as "user:branch" (or "user")'),
-    sort: z.enum(["created", "updated", "popularity", "long-running"]).default("created"),
-    direction: directionSchema.optional(),
-    limit: limitSchema(30),
-  })
-  .strict();
+const input = repositoryInputSchema({
+  state: z.enum(["open", "closed", "all"]).default("open"),
+  base: refSchema.optional().describe("Only pull requests into this branch"),
+  head: z
+    .string()
+    .min(1)
+    .max(300)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*(?::[^\s~^:?*[\\]+)?$/)
+    .optional()
+    .describe('Only pull requests from this head, as "user:branch" (or "user")'),
+  sort: z.enum(["created", "updated", "popularity", "long-running"]).default("created"),
+  direction: directionSchema.optional(),
+  limit: limitSchema(30),
+});
 
 const pullRequestSchema = z.object({
   number: z.number().int(),
@@ -60,28 +50,12 @@ const pullRequestSchema = z.object({
 const output = listOutputSchema(pullRequestSchema);
 
 const rawPullRequestSchema = z.object({
-  number: z.number(),
-  title: z.string(),
-  state: z.string(),
+  ...rawIssueFields,
   draft: z.boolean().optional(),
-  user: rawUserSchema,
-  labels: z.array(rawLabelSchema).optional(),
-  assignees: z
-    .array(z.object({ login: z.string() }))
-    .nullable()
-    .optional(),
-  requested_reviewers: z
-    .array(z.object({ login: z.string() }))
-    .nullable()
-    .optional(),
+  requested_reviewers: rawUserListSchema,
   base: z.object({ ref: z.string() }),
   head: z.object({ ref: z.string(), repo: z.object({ full_name: z.string() }).nullable().optional() }),
-  created_at: z.string(),
-  updated_at: z.string(),
-  closed_at: z.string().nullable().optional(),
   merged_at: z.string().nullable().optional(),
-  html_url: z.string(),
-  body: z.string().nullable().optional(),
 });
 
 function normalize(raw: z.output<typeof rawPullRequestSchema>): z.output<typeof pullRequestSchema> {
@@ -93,8 +67,8 @@ function normalize(raw: z.output<typeof rawPullRequestSchema>): z.output<typeof 
     merged: raw.merged_at != null,
     author: loginOf(raw.user),
     labels: labelNames(raw.labels ?? []),
-    assignees: (raw.assignees ?? []).map((user) => user.login),
-    requestedReviewers: (raw.requested_reviewers ?? []).map((user) => user.login),
+    assignees: loginsOf(raw.assignees),
+    requestedReviewers: loginsOf(raw.requested_reviewers),
     base: raw.base.ref,
     head: raw.head.ref,
     headRepository: raw.head.repo?.full_name ?? null,
@@ -112,7 +86,6 @@ export const createPullRequestsSkill = githubSkillFactory({
   input,
   output,
   async run(request, client) {
-    const subject = `repository ${request.owner}/${request.repo}`;
     const query = {
       state: request.state,
       base: request.base,
@@ -120,25 +93,13 @@ export const createPullRequestsSkill = githubSkillFactory({
       sort: request.sort,
       direction: request.direction,
     };
-    const pages = await client.collect(
-      repositoryPath(request.owner, request.repo, "/pulls"),
+    return collectList(client, request, {
+      path: "/pulls",
+      noun: "pull requests",
       query,
-      subject,
-      {
-        limit: request.limit,
-      },
-    );
-    const items = parseGithubAnswer(
-      z.array(rawPullRequestSchema),
-      pages.items,
-      `the pull requests of ${subject}`,
-    ).map(normalize);
-    return {
-      repository: `${request.owner}/${request.repo}`,
-      items,
-      count: items.length,
-      truncated: pages.truncated,
-    };
+      rawItem: rawPullRequestSchema,
+      normalize,
+    });
   },
 });
 

@@ -1,23 +1,20 @@
 import { z } from "zod";
-import { listOutputSchema, loginOf, parseGithubAnswer, rawUserSchema } from "../lib/github-shapes.js";
+import { collectList } from "../lib/collect-list.js";
+import { listOutputSchema, loginOf, rawUserSchema } from "../lib/github-shapes.js";
 import { githubSkillFactory } from "../lib/github-skill-factory.js";
-import { limitSchema, ownerSchema, repositoryNameSchema, repositoryPath } from "../lib/input-schemas.js";
+import { limitSchema, repositoryInputSchema } from "../lib/input-schemas.js";
 
-const input = z
-  .object({
-    owner: ownerSchema,
-    repo: repositoryNameSchema,
-    limit: limitSchema(30),
-    includePrereleases: z
-      .boolean()
-      .default(true)
-      .describe("Keep releases marked as pre-release (default true)"),
-    includeDrafts: z
-      .boolean()
-      .default(false)
-      .describe("Keep draft releases (default false; GitHub shows drafts only to tokens with push access)"),
-  })
-  .strict();
+const input = repositoryInputSchema({
+  limit: limitSchema(30),
+  includePrereleases: z
+    .boolean()
+    .default(true)
+    .describe("Keep releases marked as pre-release (default true)"),
+  includeDrafts: z
+    .boolean()
+    .default(false)
+    .describe("Keep draft releases (default false; GitHub shows drafts only to tokens with push access)"),
+});
 
 const releaseSchema = z.object({
   id: z.number().int(),
@@ -104,29 +101,17 @@ export const createReleasesSkill = githubSkillFactory({
   input,
   output,
   async run(request, client) {
-    const subject = `repository ${request.owner}/${request.repo}`;
     const filtered = !request.includeDrafts || !request.includePrereleases;
     const keep = (item: unknown) =>
       (request.includeDrafts || !flag(item, "draft")) &&
       (request.includePrereleases || !flag(item, "prerelease"));
-    const pages = await client.collect(
-      repositoryPath(request.owner, request.repo, "/releases"),
-      {},
-      subject,
-      {
-        limit: request.limit,
-        keep: filtered ? keep : undefined,
-      },
-    );
-    const items = parseGithubAnswer(z.array(rawReleaseSchema), pages.items, `the releases of ${subject}`).map(
+    return collectList(client, request, {
+      path: "/releases",
+      noun: "releases",
+      keep: filtered ? keep : undefined,
+      rawItem: rawReleaseSchema,
       normalize,
-    );
-    return {
-      repository: `${request.owner}/${request.repo}`,
-      items,
-      count: items.length,
-      truncated: pages.truncated,
-    };
+    });
   },
 });
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { parseGithubAnswer } from "../lib/github-shapes.js";
 import { githubSkillFactory } from "../lib/github-skill-factory.js";
-import { ownerSchema, repositoryNameSchema, repositoryPath } from "../lib/input-schemas.js";
+import { repositoryInputSchema, repositoryPath } from "../lib/input-schemas.js";
 
-const input = z.object({ owner: ownerSchema, repo: repositoryNameSchema }).strict();
+const input = repositoryInputSchema({});
 
 const output = z.object({
   fullName: z.string().describe("owner/name"),

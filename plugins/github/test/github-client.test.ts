@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { githubEtagCache } from "../lib/etag-cache.ts";
-import { sendJson, serveJson, serveList } from "./helpers/fake-github.ts";
+import { type FakeGithub, sendJson, serveJson, serveList } from "./helpers/fake-github.ts";
 import {
   issueJson,
   pullRequestIssueJson,
@@ -18,17 +19,28 @@ afterEach(() => bed.cleanup());
 const pullRequests = (count: number) =>
   Array.from({ length: count }, (_, index) => pullRequestJson(count - index));
 
+/** A fake GitHub whose octo/demo has `count` pull requests, and a host reading it without a token. */
+async function withPullRequests(count: number): Promise<{ fake: FakeGithub; host: TemporaryHost }> {
+  const fake = await bed.server();
+  serveList(fake, "/repos/octo/demo/pulls", pullRequests(count));
+  return { fake, host: bed.host({ apiUrl: fake.apiUrl }) };
+}
+
+/** Reads the repository octo/`repo` (octo/demo by default). */
+function readRepository(host: TemporaryHost, repo = "demo") {
+  return host.executor.execute("github.repository", { owner: "octo", repo });
+}
+
+/** Lists octo/demo's pull requests, up to `limit`. */
+function listPullRequests(host: TemporaryHost, limit: number) {
+  return host.executor.execute("github.pull-requests", { owner: "octo", repo: "demo", limit });
+}
+
 describe("GithubClient pagination", () => {
   it("follows Link pages up to the limit and reports truncated", async () => {
-    const fake = await bed.server();
-    serveList(fake, "/repos/octo/demo/pulls", pullRequests(250));
-    const host = bed.host({ apiUrl: fake.apiUrl });
+    const { fake, host } = await withPullRequests(250);
 
-    const execution = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 120,
-    });
+    const execution = await listPullRequests(host, 120);
     expect(execution.output).toMatchObject({ count: 120, truncated: true });
     expect(
       fake.requests.map((request) => new URL(request.path, fake.origin).searchParams.get("page")),
@@ -37,36 +49,20 @@ describe("GithubClient pagination", () => {
   });
 
   it("reports truncated false when the pages run out before the limit", async () => {
-    const fake = await bed.server();
-    serveList(fake, "/repos/octo/demo/pulls", pullRequests(250));
-    const host = bed.host({ apiUrl: fake.apiUrl });
+    const { fake, host } = await withPullRequests(250);
 
-    const execution = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 1000,
-    });
+    const execution = await listPullRequests(host, 1000);
     expect(execution.output).toMatchObject({ count: 250, truncated: false });
     expect(fake.requests).toHaveLength(3);
   });
 
   it("asks for no more than the limit per page and stops at an exact fit", async () => {
-    const fake = await bed.server();
-    serveList(fake, "/repos/octo/demo/pulls", pullRequests(7));
-    const host = bed.host({ apiUrl: fake.apiUrl });
+    const { fake, host } = await withPullRequests(7);
 
-    const cut = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 5,
-    });
+    const cut = await listPullRequests(host, 5);
     expect(cut.output).toMatchObject({ count: 5, truncated: true });
     expect(fake.requests[0]?.path).toContain("per_page=5");
-    const exact = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 7,
-    });
+    const exact = await listPullRequests(host, 7);
     expect(exact.output).toMatchObject({ count: 7, truncated: false });
   });
 
@@ -94,11 +90,7 @@ describe("GithubClient pagination", () => {
     serveList(elsewhere, "/repos/octo/demo/pulls", pullRequests(150));
     const host = bed.host({ apiUrl: fake.apiUrl, token: TOKEN });
 
-    const execution = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 150,
-    });
+    const execution = await listPullRequests(host, 150);
     expect(execution.status).toBe("error");
     expect(execution.error?.code).toBe("URL_REFUSED");
     expect(execution.error?.message).toContain(`points to ${elsewhere.origin}`);
@@ -110,12 +102,8 @@ describe("GithubClient requests", () => {
   it("sends the token as a Bearer header only when one is configured", async () => {
     const fake = await bed.server();
     serveJson(fake, "/repos/octo/demo", repositoryJson());
-    await bed
-      .host({ apiUrl: fake.apiUrl, token: TOKEN })
-      .executor.execute("github.repository", { owner: "octo", repo: "demo" });
-    await bed
-      .host({ apiUrl: fake.apiUrl })
-      .executor.execute("github.repository", { owner: "octo", repo: "demo" });
+    await readRepository(bed.host({ apiUrl: fake.apiUrl, token: TOKEN }));
+    await readRepository(bed.host({ apiUrl: fake.apiUrl }));
 
     expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(fake.requests[1]?.headers.authorization).toBeUndefined();
@@ -127,8 +115,8 @@ describe("GithubClient requests", () => {
     const { logger, lines } = createCapturingLogger();
     const host = bed.host({ apiUrl: fake.apiUrl, token: TOKEN }, { logger });
 
-    const first = await host.executor.execute("github.repository", { owner: "octo", repo: "demo" });
-    const second = await host.executor.execute("github.repository", { owner: "octo", repo: "demo" });
+    const first = await readRepository(host);
+    const second = await readRepository(host);
     expect(second.status).toBe("success");
     expect(second.output).toEqual(first.output);
     expect(fake.requests[0]?.headers["if-none-match"]).toBeUndefined();
@@ -144,16 +132,9 @@ describe("GithubClient requests", () => {
   it("keeps the cache apart per token and never keys it by the token itself", async () => {
     const fake = await bed.server();
     serveJson(fake, "/repos/octo/demo", repositoryJson());
-    await bed
-      .host({ apiUrl: fake.apiUrl, token: TOKEN })
-      .executor.execute("github.repository", { owner: "octo", repo: "demo" });
-    await bed.host({ apiUrl: fake.apiUrl, token: "ghp_anotherToken" }).executor.execute("github.repository", {
-      owner: "octo",
-      repo: "demo",
-    });
-    await bed
-      .host({ apiUrl: fake.apiUrl })
-      .executor.execute("github.repository", { owner: "octo", repo: "demo" });
+    await readRepository(bed.host({ apiUrl: fake.apiUrl, token: TOKEN }));
+    await readRepository(bed.host({ apiUrl: fake.apiUrl, token: "ghp_anotherToken" }));
+    await readRepository(bed.host({ apiUrl: fake.apiUrl }));
 
     expect(fake.requests.map((request) => request.headers["if-none-match"])).toEqual([
       undefined,
@@ -166,20 +147,10 @@ describe("GithubClient requests", () => {
   });
 
   it("serves cached pages with their Link headers", async () => {
-    const fake = await bed.server();
-    serveList(fake, "/repos/octo/demo/pulls", pullRequests(150));
-    const host = bed.host({ apiUrl: fake.apiUrl });
+    const { fake, host } = await withPullRequests(150);
 
-    const first = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 150,
-    });
-    const again = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 150,
-    });
+    const first = await listPullRequests(host, 150);
+    const again = await listPullRequests(host, 150);
     // Both pages come back as 304s; the second is reached through the first page's cached Link header.
     expect(again.output).toEqual(first.output);
     expect(again.output).toMatchObject({ count: 150, truncated: false });
@@ -197,19 +168,11 @@ describe("GithubClient requests", () => {
     serveList(fake, "/repos/octo/demo/pulls", pullRequests(3));
     const host = bed.host({ apiUrl: `${fake.apiUrl}/` });
 
-    const repository = await host.executor.execute("github.repository", { owner: "octo", repo: "demo" });
+    const repository = await readRepository(host);
     expect(repository.output).toMatchObject({ fullName: "octo/demo" });
-    const pulls = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 1,
-    });
+    const pulls = await listPullRequests(host, 1);
     expect(pulls.output).toMatchObject({ count: 1, truncated: true });
-    const all = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 3,
-    });
+    const all = await listPullRequests(host, 3);
     expect(all.output).toMatchObject({ count: 3, truncated: false });
     expect(fake.requests.map((request) => request.path.split("?")[0])).toEqual([
       "/api/v3/repos/octo/demo",
@@ -225,11 +188,7 @@ describe("GithubClient requests", () => {
     });
     const host = bed.host({ apiUrl: fake.apiUrl });
 
-    const execution = await host.executor.execute("github.pull-requests", {
-      owner: "octo",
-      repo: "demo",
-      limit: 5,
-    });
+    const execution = await listPullRequests(host, 5);
     expect(execution.error?.code).toBe("URL_REFUSED");
     expect(fake.requests).toHaveLength(1);
   });
@@ -248,9 +207,9 @@ describe("GithubClient requests", () => {
     });
     const host = bed.host({ apiUrl: fake.apiUrl, token: TOKEN });
 
-    const renamed = await host.executor.execute("github.repository", { owner: "octo", repo: "old-name" });
+    const renamed = await readRepository(host, "old-name");
     expect(renamed.output).toMatchObject({ fullName: "octo/renamed" });
-    const refused = await host.executor.execute("github.repository", { owner: "octo", repo: "moved-away" });
+    const refused = await readRepository(host, "moved-away");
     expect(refused.error?.code).toBe("URL_REFUSED");
     expect(elsewhere.requests).toHaveLength(0);
   });

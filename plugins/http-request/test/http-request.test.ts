@@ -1,49 +1,18 @@
-import { type ExecuteOptions, isDefinedSkill } from "@skillbox/core";
+import { isDefinedSkill } from "@skillbox/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import httpRequest, { createHttpRequestSkill, type HttpRequestOutput } from "../index.ts";
-import { createHttpRequestHost, type LoggedLine, manifest } from "./helpers/http-request-host.js";
-import {
-  type RecordingHandler,
-  type RecordingServer,
-  startRecordingServer,
-} from "./helpers/recording-server.js";
+import httpRequest from "../index.ts";
+import { type LoggedLine, manifest } from "./helpers/http-request-host.js";
+import { useHttpRequestTestBed } from "./helpers/http-request-test-bed.js";
+import { startRecordingServer } from "./helpers/recording-server.js";
 
-const hosts: TemporaryHost[] = [];
-const servers: RecordingServer[] = [];
-
-afterEach(async () => {
-  vi.unstubAllEnvs();
-  for (const host of hosts.splice(0)) await host.dispose();
-  for (const server of servers.splice(0)) await server.close();
+// Loopback allowed explicitly, as every test that talks to a local server needs.
+const { serve, hostFor, hostWith, request } = useHttpRequestTestBed({
+  settings: { allowPrivate: ["127.0.0.1"] },
 });
 
-async function serve(handler: RecordingHandler): Promise<RecordingServer> {
-  const server = await startRecordingServer(handler);
-  servers.push(server);
-  return server;
-}
-
-/** The skill with loopback allowed explicitly, as every test that talks to a local server needs. */
-function hostWith(
-  settings: Parameters<typeof createHttpRequestSkill>[0] = {},
-  logs?: LoggedLine[],
-): TemporaryHost {
-  const host = createHttpRequestHost(
-    createHttpRequestSkill({ allowPrivate: ["127.0.0.1"], ...settings }),
-    logs,
-  );
-  hosts.push(host);
-  return host;
-}
-
-async function request(host: TemporaryHost, input: Record<string, unknown>, options: ExecuteOptions = {}) {
-  const execution = await host.executor.execute<HttpRequestOutput>("http-request", input, {
-    maxRetries: 0,
-    ...options,
-  });
-  return { ...execution, output: execution.output as HttpRequestOutput };
-}
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 describe("http-request skill", () => {
   it("default-exports a defined skill", () => {
@@ -243,8 +212,7 @@ describe("http-request skill", () => {
 
   it("reads its settings from the environment on every call when created without settings", async () => {
     const server = await serve((_request, response) => response.end("ok"));
-    const host = createHttpRequestHost(httpRequest);
-    hosts.push(host);
+    const host = hostFor(httpRequest);
     vi.stubEnv("SKILLBOX_HTTP_ALLOW_PRIVATE", "");
     const refused = await request(host, { url: server.origin });
     expect(refused.error?.code).toBe("URL_REFUSED");

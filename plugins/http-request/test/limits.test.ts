@@ -1,41 +1,7 @@
-import type { ExecuteOptions } from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import { createHttpRequestSkill, type HttpRequestOutput, type HttpRequestSettingsOptions } from "../index.ts";
-import { createHttpRequestHost } from "./helpers/http-request-host.js";
-import {
-  type RecordingHandler,
-  type RecordingServer,
-  startRecordingServer,
-} from "./helpers/recording-server.js";
+import { describe, expect, it } from "vitest";
+import { useHttpRequestTestBed } from "./helpers/http-request-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-const servers: RecordingServer[] = [];
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-  for (const server of servers.splice(0)) await server.close();
-});
-
-async function serve(handler: RecordingHandler): Promise<RecordingServer> {
-  const server = await startRecordingServer(handler);
-  servers.push(server);
-  return server;
-}
-
-function hostWith(settings: HttpRequestSettingsOptions = {}): TemporaryHost {
-  const host = createHttpRequestHost(createHttpRequestSkill({ allowPrivate: ["127.0.0.1"], ...settings }));
-  hosts.push(host);
-  return host;
-}
-
-async function request(host: TemporaryHost, input: Record<string, unknown>, options: ExecuteOptions = {}) {
-  const execution = await host.executor.execute<HttpRequestOutput>("http-request", input, {
-    maxRetries: 0,
-    ...options,
-  });
-  return { ...execution, output: execution.output as HttpRequestOutput };
-}
+const { serve, hostWith, request } = useHttpRequestTestBed({ settings: { allowPrivate: ["127.0.0.1"] } });
 
 /** A promise the server settles when a response's connection closes, with whether the response had finished. */
 function closeWatcher() {

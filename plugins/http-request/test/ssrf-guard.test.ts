@@ -1,41 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import { createHttpRequestSkill, type HttpRequestOutput, type HttpRequestSettingsOptions } from "../index.ts";
-import { createHttpRequestHost } from "./helpers/http-request-host.js";
-import {
-  type RecordingHandler,
-  type RecordingServer,
-  startRecordingServer,
-} from "./helpers/recording-server.js";
+import { describe, expect, it } from "vitest";
+import { useHttpRequestTestBed } from "./helpers/http-request-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-const servers: RecordingServer[] = [];
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-  for (const server of servers.splice(0)) await server.close();
+// A retry would be a second chance to connect, so one is allowed: refusals must not use it.
+const { serve, hostWith, request } = useHttpRequestTestBed({
+  executeOptions: { maxRetries: 1, retry: { initialDelayMs: 1 } },
 });
-
-async function serve(handler: RecordingHandler = (_request, response) => response.end("ok")) {
-  const server = await startRecordingServer(handler);
-  servers.push(server);
-  return server;
-}
-
-function hostWith(settings: HttpRequestSettingsOptions = {}): TemporaryHost {
-  const host = createHttpRequestHost(createHttpRequestSkill(settings));
-  hosts.push(host);
-  return host;
-}
-
-async function request(host: TemporaryHost, input: Record<string, unknown>) {
-  // A retry would be a second chance to connect; refusals must not be retried.
-  const execution = await host.executor.execute<HttpRequestOutput>("http-request", input, {
-    maxRetries: 1,
-    retry: { initialDelayMs: 1 },
-  });
-  return { ...execution, output: execution.output as HttpRequestOutput };
-}
 
 describe("createHttpRequestSkill SSRF guard", () => {
   it("refuses a loopback server when loopback is not allowed, before connecting", async () => {

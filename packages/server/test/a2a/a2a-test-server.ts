@@ -8,19 +8,11 @@ import {
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
 import type { SkillContext, SkillRegistration } from "@skillbox/core";
-import { afterEach } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
-import {
-  createHttpApp,
-  type HttpAppOptions,
-  type RunningHttpServer,
-  startHttpServer,
-} from "../../src/index.js";
+import type { HttpAppOptions } from "../../src/index.js";
+import { type TestApi, useTestApi } from "../http-test-api.js";
 
 /** A Skillbox server on 127.0.0.1 over a real SQLite host, with the test skills' handlers. */
-export interface A2aTestServer {
-  host: TemporaryHost;
-  server: RunningHttpServer;
+export interface A2aTestServer extends TestApi {
   /** An SDK client built from the agent card, sending `key` as a Bearer token when given. */
   client(options?: { key?: string; config?: ClientConfig }): Promise<Client>;
 }
@@ -62,43 +54,23 @@ export function fetchWithKey(key: string | undefined): typeof fetch {
 
 /**
  * Registers an `afterEach` closing every server and host started through the returned function,
- * which starts `createHttpApp` on 127.0.0.1, port 0, over a fresh host whose executor has the
- * handlers `echo` (`{ msg }` → `{ echoed }`), `fail` (throws) and `slow` (waits for its signal).
+ * which starts a {@link TestApi} (whose executor has the `echo` handler, `{ msg }` → `{ echoed }`)
+ * and adds the handlers `fail` (throws) and `slow` (waits for its signal).
  */
 export function useA2aTestServer(): (
   options?: Omit<HttpAppOptions, "registry" | "executor">,
 ) => Promise<A2aTestServer> {
-  const started: A2aTestServer[] = [];
-  afterEach(async () => {
-    for (const running of started.splice(0)) {
-      await running.server.close();
-      await running.host.dispose();
-    }
-  });
+  const startApi = useTestApi();
   return async (options = {}) => {
-    const host = createTemporaryHost();
-    host.executor.registerHandler("echo", (input: { msg: string }) => ({ echoed: input.msg }));
-    host.executor.registerHandler("fail", () => {
+    const api = await startApi(options);
+    api.host.executor.registerHandler("fail", () => {
       throw new Error("the test skill failed on purpose");
     });
-    host.executor.registerHandler("slow", (_input: unknown, context: SkillContext) =>
+    api.host.executor.registerHandler("slow", (_input: unknown, context: SkillContext) =>
       waitForAbort(context.signal),
     );
-    let server: RunningHttpServer;
-    try {
-      const app = createHttpApp({ registry: host.registry, executor: host.executor, ...options });
-      server = await startHttpServer({
-        fetch: app.fetch,
-        port: 0,
-        apiKeysConfigured: Object.keys(options.apiKeys ?? {}).length > 0,
-      });
-    } catch (error) {
-      await host.dispose();
-      throw error;
-    }
-    const running: A2aTestServer = {
-      host,
-      server,
+    return {
+      ...api,
       client({ key, config } = {}) {
         const factory = new ClientFactory(
           ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
@@ -106,11 +78,9 @@ export function useA2aTestServer(): (
             ...(config === undefined ? {} : { clientConfig: config }),
           }),
         );
-        return factory.createFromUrl(server.url);
+        return factory.createFromUrl(api.server.url);
       },
     };
-    started.push(running);
-    return running;
   };
 }
 

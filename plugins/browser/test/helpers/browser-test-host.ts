@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { DefinedSkill, SkillRegistration } from "@skillbox/core";
+import { type DefinedSkill, isDefinedSkill, type SkillRegistration } from "@skillbox/core";
+import { expect } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import { createExtractSkill } from "../../extract/index.ts";
 import { createInteractSkill } from "../../interact/index.ts";
@@ -25,6 +26,15 @@ export function readManifest(member: keyof typeof MEMBERS): MemberManifest {
   return JSON.parse(
     readFileSync(new URL(`../../${member}/skill.json`, import.meta.url), "utf8"),
   ) as MemberManifest;
+}
+
+/** Expects `skill` to be a defined skill declaring the same schemas as `member`'s skill.json. */
+export function expectManifestSchemas(member: keyof typeof MEMBERS, skill: DefinedSkill): void {
+  const manifest = readManifest(member);
+  expect(isDefinedSkill(skill)).toBe(true);
+  expect(skill.input).toMatchObject(manifest.input ?? {});
+  expect(skill.output).toMatchObject(manifest.output ?? {});
+  expect(manifest.input).toMatchObject(skill.input ?? {});
 }
 
 /**
