@@ -17,15 +17,6 @@ const PAGES = Number(process.env.BENCH_PAGES ?? 10);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CHROMIUM = process.env.SKILLBOX_BROWSER_EXECUTABLE ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const PAGE = `<!doctype html><title>bench</title><h1>Hello</h1>${Array.from(
   { length: 20 },
@@ -59,7 +50,10 @@ const loaded = await loadSkills({
 });
 // The logger interceptor from plugins/ would print a line per execution.
 host.executor.removeInterceptor("logger");
-const rawBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+// The raw baseline launches Chromium exactly as the skills do.
+const pool = await importFresh(resolve(import.meta.dirname, "../plugins/browser/lib/browser-pool.ts"));
+const launchOptions = pool.browserLaunchOptions(CHROMIUM);
+const rawBrowser = await chromium.launch(launchOptions);
 
 async function expectSuccess(reference, input) {
   const execution = await host.executor.execute(reference, input);
@@ -85,11 +79,7 @@ try {
     skill: () => sequentialRate(PAGES, () => expectSuccess("browser.extract", { url: `${origin}/page` })),
     rawLaunchPerPage: () =>
       sequentialRate(Math.max(2, Math.floor(PAGES / 4)), async () => {
-        const browser = await chromium.launch({
-          executablePath: CHROMIUM,
-          headless: true,
-          args: CHROMIUM_ARGS,
-        });
+        const browser = await chromium.launch(launchOptions);
         try {
           await rawExtract(browser);
         } finally {
@@ -138,7 +128,6 @@ try {
 } finally {
   await rawBrowser.close();
   // The skills' shared Chromium lives on globalThis; any copy of the pool module closes it.
-  const pool = await importFresh(resolve(import.meta.dirname, "../plugins/browser/lib/browser-pool.ts"));
   await pool.closeBrowser();
   loaded.loader.close();
   await host.close();
