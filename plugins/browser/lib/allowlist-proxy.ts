@@ -96,10 +96,21 @@ export async function startAllowlistProxy(
         port: defaultPort(target),
         method: request.method,
         path: `${target.pathname}${target.search}`,
-        headers: forwardedHeaders(request.headers),
+        // The checked URL names the host; a different Host header would reach another virtual host there.
+        headers: { ...forwardedHeaders(request.headers), host: target.host },
       },
       (upstreamResponse) => {
-        response.writeHead(upstreamResponse.statusCode ?? 502, responseHeaders(upstreamResponse.rawHeaders));
+        try {
+          response.writeHead(
+            upstreamResponse.statusCode ?? 502,
+            responseHeaders(upstreamResponse.rawHeaders),
+          );
+        } catch {
+          // A status Node refuses to send (`HTTP/1.1 099`, say) must not throw out of this callback and take the host down.
+          upstreamResponse.destroy();
+          response.writeHead(502, { "content-type": "text/plain" }).end();
+          return;
+        }
         upstreamResponse.pipe(response);
       },
     );

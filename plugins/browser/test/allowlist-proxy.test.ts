@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import type { Socket } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AllowlistProxy, startAllowlistProxy } from "../lib/allowlist-proxy.ts";
 import { createHostAllowlist } from "../lib/host-allowlist.ts";
@@ -107,6 +107,46 @@ describe("startAllowlistProxy", () => {
     expect(status).toBe(403);
     expect(refused).toEqual([`https://${other.host}/`]);
     expect(other.requests).toEqual([]);
+  });
+
+  it("sends the checked host as Host, whatever Host header the client sent", async () => {
+    const seen: (string | undefined)[] = [];
+    const vhosts = await startPageServer({
+      "/": (request, response) => {
+        seen.push(request.headers.host);
+        response.end("ok");
+      },
+    });
+    const proxy = await startAllowlistProxy(createHostAllowlist([vhosts.host]));
+    proxies.push(proxy);
+    const { hostname, port } = new URL(proxy.server);
+    const request = httpRequest({
+      host: hostname,
+      port,
+      path: vhosts.url("/"),
+      headers: { host: "admin.internal" },
+    });
+    request.end();
+    const [response] = (await once(request, "response")) as [IncomingMessage];
+    response.resume();
+    await once(response, "end");
+    await vhosts.close();
+    expect(response.statusCode).toBe(200);
+    expect(seen).toEqual([vhosts.host]);
+  });
+
+  it("answers 502 instead of crashing the host when an allowed server sends a status it cannot pass on", async () => {
+    const upstream = createNetServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => socket.end("HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n"));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const { port } = upstream.address() as AddressInfo;
+    const proxy = await startAllowlistProxy(createHostAllowlist([`127.0.0.1:${port}`]));
+    proxies.push(proxy);
+    const response = await getThrough(proxy, `http://127.0.0.1:${port}/`);
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    expect(response.status).toBe(502);
   });
 
   it("cuts open tunnels when closed", async () => {

@@ -42,6 +42,12 @@ export function fileSystemError(error: unknown, path: string): unknown {
         `workspace path ${quoted} became a symlink while it was being used; symlinks are never followed for this`,
         options,
       );
+    case "ENAMETOOLONG":
+      return new SkillboxError(
+        "PATH_REFUSED",
+        `workspace path ${quoted} is too long for the file system; use shorter names or fewer folders`,
+        options,
+      );
     default:
       return error;
   }

@@ -41,6 +41,19 @@ function refuseNonFile(stats: Stats, path: string): void {
   });
 }
 
+/**
+ * Refuses a file with more than one name: a hard link inside the workspace may share its content
+ * with a file outside it (a key, say), and unlike a symlink nothing in the path shows where it leads.
+ */
+export function refuseHardLink(stats: Stats, path: string): void {
+  if (stats.nlink <= 1) return;
+  throw new SkillboxError(
+    "PATH_REFUSED",
+    `workspace file ${JSON.stringify(path)} has ${stats.nlink} hard links, so it may be a file outside the workspace; hard-linked files are never read`,
+    { data: { path, links: stats.nlink } },
+  );
+}
+
 /** `read`: returns a file's content as UTF-8 text or base64, refusing files over the cap. */
 export async function readWorkspaceFile(
   request: FileWorkspaceRequest<"read">,
@@ -60,6 +73,7 @@ export async function readWorkspaceFile(
   try {
     const stats = await handle.stat();
     refuseNonFile(stats, path);
+    refuseHardLink(stats, path);
     if (stats.size > cap) throw sizeLimitExceeded(path, stats.size, cap, source);
     const data = await handle.readFile({ signal: context.signal });
     // The file may have grown between stat and read.

@@ -5,6 +5,7 @@ import { atomicWriteFile } from "./atomic-write-file.js";
 import { fileSystemError, optional } from "./file-system-error.js";
 import type { FileWorkspaceRequest, FileWorkspaceResult } from "./file-workspace-schemas.js";
 import type { OperationContext } from "./operation-context.js";
+import { refuseHardLink } from "./read-workspace-file.js";
 import { displayPath } from "./workspace-paths.js";
 import { workspaceUsage } from "./workspace-usage.js";
 
@@ -81,6 +82,8 @@ export async function writeWorkspaceFile(
     });
   }
   const appending = request.append && existing !== undefined;
+  // Appending reads the file; replacing renames over it, leaving whatever else a hard link names untouched.
+  if (appending) refuseHardLink(existing, path);
   const finalSize = written.length + (appending ? existing.size : 0);
   if (finalSize > maxFileBytes) throw fileTooLarge(path, finalSize, maxFileBytes, appending);
   const total = (await workspaceUsage(context.workspace, context.signal)) - (existing?.size ?? 0) + finalSize;

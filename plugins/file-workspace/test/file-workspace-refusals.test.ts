@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTemporaryDirectory, createWorkspaceHost, type WorkspaceHost } from "./workspace-host.js";
@@ -74,6 +74,44 @@ describe("file-workspace refusals", () => {
       expect(execution.error?.code, JSON.stringify(input)).toBe("PATH_REFUSED");
     }
     expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("outside secret");
+  });
+
+  it("refuses reading or appending to a hard link, which may be a file outside the workspace", async () => {
+    const host = workspaceHost();
+    const outside = outsideFolder();
+    const workspace = await aliceWorkspace(host);
+    linkSync(join(outside, "secret.txt"), join(workspace, "hard.txt"));
+    const read = await host.execute({ operation: "read", path: "hard.txt" });
+    expect(read.error?.code).toBe("PATH_REFUSED");
+    expect(read.error?.message).toContain("hard link");
+    expect(JSON.stringify(read.output)).not.toContain("outside secret");
+    const append = await host.execute({ operation: "write", path: "hard.txt", content: "!", append: true });
+    expect(append.error?.code).toBe("PATH_REFUSED");
+    expect(readFileSync(join(workspace, "hard.txt"), "utf8")).toBe("outside secret");
+    // Replacing renames a new file over the name, so the outside file keeps its content.
+    const replace = await host.execute({ operation: "write", path: "hard.txt", content: "mine" });
+    expect(replace.status).toBe("success");
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("outside secret");
+    expect((await host.execute({ operation: "read", path: "hard.txt" })).output).toMatchObject({
+      content: "mine",
+    });
+  });
+
+  it("refuses a path too long for the file system with PATH_REFUSED, never naming the host folder", async () => {
+    const host = workspaceHost();
+    const path = Array.from({ length: 500 }, () => "abcdefghij").join("/");
+    for (const input of [
+      { operation: "write", path, content: "x" },
+      { operation: "read", path },
+      { operation: "stat", path },
+      { operation: "list", path },
+      { operation: "delete", path },
+    ]) {
+      const execution = await host.execute(input);
+      expect(execution.error?.code, input.operation).toBe("PATH_REFUSED");
+      expect(execution.error?.message, input.operation).toContain("too long");
+      expect(execution.error?.message, input.operation).not.toContain(host.root);
+    }
   });
 
   it("lists a symlink without following it", async () => {

@@ -11,7 +11,8 @@ export const httpRequestInput = z
       .default("GET")
       .describe("HTTP method; must be in SKILLBOX_HTTP_ALLOWED_METHODS (default GET, HEAD, OPTIONS)"),
     headers: z
-      .record(z.string().regex(new RegExp(TOKEN_PATTERN)), z.string().regex(/^[^\r\n\0]*$/))
+      // RFC 9110 field values: tab, visible ASCII and obs-text; anything else fetch refuses to send.
+      .record(z.string().regex(new RegExp(TOKEN_PATTERN)), z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/))
       .optional()
       .describe("Request headers; credentials and hop-by-hop headers are dropped unless configured"),
     body: z.string().optional().describe("Request body as text (not with `json`)"),

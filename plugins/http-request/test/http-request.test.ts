@@ -177,6 +177,18 @@ describe("http-request skill", () => {
     expect(JSON.stringify(logs)).not.toMatch(/secret/);
   });
 
+  it("refuses header values fetch cannot send with INPUT_INVALID, sending nothing and quoting no value", async () => {
+    const server = await serve((_request, response) => response.end("ok"));
+    for (const value of ["bell\u0007-secret", "\u0100-secret", "del\u007f-secret"]) {
+      const execution = await request(hostWith(), { url: server.origin, headers: { "x-token": value } });
+      expect(execution.error?.code, value).toBe("INPUT_INVALID");
+      expect(execution.error?.message, value).not.toContain("secret");
+    }
+    expect(server.connections).toBe(0);
+    const latin1 = await request(hostWith(), { url: server.origin, headers: { "x-name": "caf\u00e9\tok" } });
+    expect(latin1.status).toBe("success");
+  });
+
   it("forwards credential headers that SKILLBOX_HTTP_FORWARD_HEADERS lists", async () => {
     const server = await serve((_request, response) => response.end("ok"));
     const host = hostWith({ forwardHeaders: ["authorization", "cookie"] });

@@ -16,6 +16,9 @@ export interface ResolveWorkspacePathOptions {
 const ALLOWED =
   "use a relative path inside the workspace with forward slashes, no `..`, no symlinks leading out, and no sensitive names such as .env or id_rsa";
 
+/** NAME_MAX of common file systems (ext4, APFS, NTFS in UTF-16 units): longer names cannot exist. */
+const MAX_NAME_BYTES = 255;
+
 function refuse(path: string, reason: string): SkillboxError {
   return new SkillboxError("PATH_REFUSED", `path ${JSON.stringify(path)} is refused: ${reason}; ${ALLOWED}`, {
     data: { path, reason },
@@ -35,6 +38,9 @@ function lexicalSegments(path: string): string[] {
   }
   const segments = path.split("/").filter((segment) => segment !== "" && segment !== ".");
   if (segments.includes("..")) throw refuse(path, "it climbs out with a `..` segment");
+  if (segments.some((segment) => Buffer.byteLength(segment, "utf8") > MAX_NAME_BYTES)) {
+    throw refuse(path, `a name in it is longer than ${MAX_NAME_BYTES} bytes`);
+  }
   refuseSensitive(path, segments);
   return segments;
 }
@@ -56,13 +62,15 @@ function isInside(parent: string, child: string): boolean {
   return between === "" || (!between.startsWith(`..${sep}`) && between !== ".." && !isAbsolute(between));
 }
 
-async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
+async function lstatOrUndefined(path: string, next: string): Promise<Stats | undefined> {
   try {
-    return await lstat(path);
+    return await lstat(next);
   } catch (error) {
     // ENOTDIR: a segment on the way is a file; the caller's file operation reports that.
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    // Node's message would name the host path, which callers must never see.
+    if (code === "ENAMETOOLONG") throw refuse(path, "it is too long for the file system");
     throw error;
   }
 }
@@ -105,7 +113,8 @@ async function realWorkspacePath(workspace: string): Promise<string> {
  *
  * - absolute paths in POSIX or Windows form (`/etc`, `C:\x`, `C:x`, `\\server\share`), backslashes
  *   (separators on Windows, so `a\..\..` could climb there), NUL bytes and other control characters;
- * - any `..` segment, even one that would stay inside (`a/../b`);
+ * - any `..` segment, even one that would stay inside (`a/../b`), and names longer than 255 bytes
+ *   (or paths too long for the file system);
  * - any segment matching {@link SENSITIVE_PATH_NAMES} (`.env`, `.git`, `id_rsa`, `*.pem` …), in the
  *   given path and in the real path a symlink resolves to;
  * - symlink escapes: every symlink on the way is resolved and must stay inside the real path of the
@@ -133,7 +142,7 @@ export async function resolveWorkspacePath(
   let current = realWorkspace;
   for (const [index, segment] of segments.entries()) {
     const next = join(current, segment);
-    const stats = await lstatOrUndefined(next);
+    const stats = await lstatOrUndefined(path, next);
     if (stats === undefined) return join(next, ...segments.slice(index + 1));
     const isLast = index === segments.length - 1;
     if (stats.isSymbolicLink()) {

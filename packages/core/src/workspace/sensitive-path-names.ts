@@ -55,7 +55,8 @@ function patternToExpression(pattern: string): RegExp {
     .split("*")
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
     .join(".*");
-  return new RegExp(`^${escaped}$`, "i");
+  // `u`: case-insensitive by Unicode case folding, as APFS does (the Kelvin sign folds to `k`, so `.\u212Aube` is `.kube`).
+  return new RegExp(`^${escaped}$`, "iu");
 }
 
 const SENSITIVE_EXPRESSIONS = SENSITIVE_PATH_NAMES.map((pattern) => ({
@@ -68,9 +69,11 @@ const SENSITIVE_EXPRESSIONS = SENSITIVE_PATH_NAMES.map((pattern) => ({
  * not a whole path) matches, or `undefined` when the name is not sensitive.
  */
 export function matchSensitivePathName(name: string): string | undefined {
-  // Windows drops trailing dots and spaces, so `.env.` and `.env ` open `.env` there.
-  const normalized = name.replace(/[. ]+$/, "");
-  return SENSITIVE_EXPRESSIONS.find(
-    (entry) => entry.expression.test(name) || entry.expression.test(normalized),
+  // Windows opens the file itself for `name:stream` (an NTFS data stream, `.env::$DATA`), and drops
+  // trailing dots and spaces, so `.env.` and `.env ` open `.env` there.
+  const withoutStream = name.split(":")[0] ?? name;
+  const candidates = [name, withoutStream, name.replace(/[. ]+$/, ""), withoutStream.replace(/[. ]+$/, "")];
+  return SENSITIVE_EXPRESSIONS.find((entry) =>
+    candidates.some((candidate) => entry.expression.test(candidate)),
   )?.pattern;
 }

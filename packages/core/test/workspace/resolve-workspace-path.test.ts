@@ -122,6 +122,33 @@ describe("resolveWorkspacePath", () => {
     }
   });
 
+  it("refuses sensitive names written with Unicode case folding or as an NTFS data stream", async () => {
+    // U+212A KELVIN SIGN folds to `k` and U+017F LONG S to `s` on case-insensitive disks (APFS).
+    for (const path of [
+      ".\u212Aube/config",
+      ".\u017Fsh/known_hosts",
+      "tls.\u212Aey",
+      ".env::$DATA",
+      "id_rsa:x",
+    ]) {
+      const error = await refusal(path);
+      expect(error.code, path).toBe("PATH_REFUSED");
+      expect(error.message, path).toContain("sensitive name");
+    }
+  });
+
+  it("refuses a name longer than 255 bytes with PATH_REFUSED, never naming the host folder", async () => {
+    for (const path of ["a".repeat(256), `notes/${"é".repeat(128)}`]) {
+      const error = await refusal(path);
+      expect(error.code, path).toBe("PATH_REFUSED");
+      expect(error.message, path).toContain("longer than 255 bytes");
+      expect(error.message, path).not.toContain(base);
+    }
+    await expect(resolveWorkspacePath(workspace, "a".repeat(255))).resolves.toBe(
+      join(workspace, "a".repeat(255)),
+    );
+  });
+
   it("allows names that only resemble sensitive ones", async () => {
     for (const path of [
       "env",
