@@ -146,4 +146,38 @@ describe("skill bundles", () => {
     await removedTwo;
     expect(host.registry.getSkill("tools.two")).toBeUndefined();
   });
+
+  it("keeps every member's last good version while the bundle's package.json does not parse", async () => {
+    writeBundle("hello", { runtime: "worker" });
+    watcher = watchSkills({
+      dirs: [tree.path("plugins")],
+      npm: false,
+      registry: host.registry,
+      executor: host.executor,
+    });
+    const recorded = recordEvents(watcher);
+    await watcher.ready();
+    await watcher.idle();
+    const broken = nextEvent(watcher, "error", (payload) => payload.root === tree.path("plugins/tools"));
+    tree.write("plugins/tools/package.json", '{ "name": "@acme/tools", "skillbox": { "kind": "bund');
+    await broken;
+    await watcher.idle();
+
+    expect(recorded.reloaded).toEqual([]);
+    expect(recorded.removed).toEqual([]);
+    expect(host.registry.getSkill("tools.one")?.metadata).toMatchObject({
+      codeRoot: tree.path("plugins/tools"),
+    });
+    expect(await replyOf("tools.one")).toBe("hello one");
+
+    const fixed = nextEvent(watcher, "reloaded", (payload) => payload.name === "tools.two");
+    tree.write("plugins/tools/lib/greeting.ts", 'export const greeting = "howdy";\n');
+    tree.write(
+      "plugins/tools/package.json",
+      JSON.stringify({ name: "@acme/tools", private: true, type: "module", skillbox: { kind: "bundle" } }),
+    );
+    await fixed;
+    await watcher.idle();
+    expect(await replyOf("tools.two")).toBe("howdy two");
+  });
 });

@@ -144,7 +144,8 @@ export class GithubClient {
         this.context.logger.debug("github cache hit", { url: url.href });
         return {
           status: 200,
-          body: JSON.parse(cached.bodyText),
+          // Parsed as the 200 it confirms was: an empty body is null, not a JSON syntax error.
+          body: this.parseBody(cached.bodyText, url, 200),
           link: cached.link,
           url: url.href,
           fromCache: true,
@@ -219,21 +220,26 @@ export class GithubClient {
   private accept(response: Response, text: string, url: URL, cacheKey: string): GithubAnswer {
     const link = response.headers.get("link");
     const etag = response.headers.get("etag");
-    let body: unknown = null;
-    if (text.trim() !== "") {
-      try {
-        body = JSON.parse(text);
-      } catch (error) {
-        throw new SkillboxError(
-          "UPSTREAM_ERROR",
-          `GET ${url.href} did not answer with JSON; is SKILLBOX_GITHUB_API_URL the API (GitHub Enterprise: https://<host>/api/v3)?`,
-          { retryable: false, data: { url: url.href, status: response.status }, cause: error },
-        );
-      }
-    }
+    const body = this.parseBody(text, url, response.status);
     // Only complete answers are worth revalidating; a 202 ("still computing") is not.
     if (response.status === 200 && etag !== null) this.cache.set(cacheKey, { etag, bodyText: text, link });
     return { status: response.status, body, link, url: url.href, fromCache: false };
+  }
+
+  /** Parsed JSON, or `null` for an empty body. */
+  private parseBody(text: string, url: URL, status: number): unknown {
+    if (text.trim() === "") return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      // No `cause`: V8's SyntaxError quotes the start of the body, which a misbehaving server
+      // could make an echo of the token.
+      throw new SkillboxError(
+        "UPSTREAM_ERROR",
+        `GET ${url.href} did not answer with JSON; is SKILLBOX_GITHUB_API_URL the API (GitHub Enterprise: https://<host>/api/v3)?`,
+        { retryable: false, data: { url: url.href, status } },
+      );
+    }
   }
 
   private redact(text: string | undefined): string | undefined {

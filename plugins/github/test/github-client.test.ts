@@ -129,6 +129,23 @@ describe("GithubClient requests", () => {
     );
   });
 
+  it("serves a cached empty answer confirmed by a 304 as the empty answer it was", async () => {
+    const fake = await bed.server();
+    fake.route("/repos/octo/demo/pulls", (request, response) => {
+      response.writeHead(request.headers["if-none-match"] === '"empty"' ? 304 : 200, { etag: '"empty"' });
+      response.end();
+    });
+    const host = bed.host({ apiUrl: fake.apiUrl });
+
+    const first = await listPullRequests(host, 10);
+    const second = await listPullRequests(host, 10);
+
+    expect(fake.requests[1]?.headers["if-none-match"]).toBe('"empty"');
+    expect(first.output).toMatchObject({ items: [], truncated: false });
+    expect(second.error).toBeNull();
+    expect(second.output).toEqual(first.output);
+  });
+
   it("keeps the cache apart per token and never keys it by the token itself", async () => {
     const fake = await bed.server();
     serveJson(fake, "/repos/octo/demo", repositoryJson());

@@ -12,6 +12,18 @@ describe("nextLinkOf", () => {
     expect(nextLinkOf(null)).toBeUndefined();
     expect(nextLinkOf('<https://a.example/?page=3>; rel="prev next"')).toBe("https://a.example/?page=3");
   });
+
+  it("reads past quoted parameters holding commas or semicolons", () => {
+    expect(nextLinkOf('<https://a.example/?page=2>; title="a, b; c"; rel="next"')).toBe(
+      "https://a.example/?page=2",
+    );
+    expect(
+      nextLinkOf(
+        '<https://a.example/?page=1>; title="x, <y>"; rel="prev", <https://a.example/?page=3>; rel="next"',
+      ),
+    ).toBe("https://a.example/?page=3");
+    expect(nextLinkOf('<https://a.example/?page=2>; title="x; rel=next"; rel="prev"')).toBeUndefined();
+  });
 });
 
 describe("rateLimitOf", () => {

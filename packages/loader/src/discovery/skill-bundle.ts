@@ -8,14 +8,27 @@ import { dirname, join } from "node:path";
  * dependencies. Synchronous because the watcher maps every changed path through it.
  */
 export function isSkillBundle(folder: string): boolean {
+  return packageJsonKindOf(folder) === "bundle";
+}
+
+/**
+ * What `folder`'s package.json says it is: `bundle`, `other` (no package.json, or one that is
+ * not a bundle) or `unreadable` (there is one, but it does not parse — mid-edit, say — so whether
+ * the folder is a bundle cannot be told; reading the package reports why).
+ */
+export function packageJsonKindOf(folder: string): "bundle" | "other" | "unreadable" {
+  let text: string;
   try {
-    const json = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as {
-      skillbox?: { kind?: unknown };
-    };
-    return json.skillbox?.kind === "bundle";
+    text = readFileSync(join(folder, "package.json"), "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? "other" : "unreadable";
+  }
+  try {
+    const json = JSON.parse(text) as { skillbox?: { kind?: unknown } } | null;
+    return json?.skillbox?.kind === "bundle" ? "bundle" : "other";
   } catch {
-    // No package.json, or one that does not parse: reading the package reports the latter.
-    return false;
+    return "unreadable";
   }
 }
 

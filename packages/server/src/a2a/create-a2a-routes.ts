@@ -5,11 +5,13 @@ import { ContentTypeNotSupportedError, UnsupportedOperationError } from "@a2a-js
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
 import { SkillboxError, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { clientSignal } from "../http/client-signal.js";
 import type { HttpEnv } from "../http/http-env.js";
 import type { A2aOptions } from "./a2a-options.js";
 import { agentCardFor } from "./agent-card-for.js";
 import { createA2aRequestHandler } from "./create-a2a-request-handler.js";
 import { OwnerUser } from "./owner-user.js";
+import { CLIENT_SIGNAL_STATE_KEY } from "./skill-agent-executor.js";
 import { toLegacyAgentCard } from "./to-legacy-agent-card.js";
 
 /** What {@link createA2aRoutes} needs from the app it is mounted in. */
@@ -83,6 +85,7 @@ export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
     const callContext = new ServerCallContext({
       user: new OwnerUser(context.get("owner"), options.apiKeysConfigured),
       requestedVersion: version,
+      state: new Map([[CLIENT_SIGNAL_STATE_KEY, clientSignal(context)]]),
     });
     try {
       validateVersion(version, await requestHandler.getAgentCard(), "JSONRPC");

@@ -14,6 +14,15 @@ export interface SkillAgentExecutorOptions {
   ownerOf?: (context: ServerCallContext) => string;
 }
 
+/**
+ * The `ServerCallContext.state` entry holding an `AbortSignal` aborted when the client of the
+ * request goes away. A blocking `message/send` whose client leaves is cancelled with it — that
+ * client never learned the task id, so nobody could cancel it or read its result — as the HTTP
+ * API and MCP cancel their executions. A non-blocking one (`returnImmediately`, or 0.3's
+ * `blocking: false`) keeps running: its client has the task id and polls.
+ */
+export const CLIENT_SIGNAL_STATE_KEY = "skillbox.clientSignal";
+
 /** The final A2A state of each execution status (`pending`/`running` never reach it). */
 const STATE_BY_STATUS: Partial<Record<SkillExecution["status"], TaskState>> = {
   success: TaskState.TASK_STATE_COMPLETED,
@@ -31,7 +40,8 @@ const STATE_BY_STATUS: Partial<Record<SkillExecution["status"], TaskState>> = {
  * (a text message `CODE: message` and `metadata.error` `{ code, message }`: the skill is
  * unknown or disabled, its input invalid, the handler threw, it timed out), `rejected` (an
  * interceptor denied it) or `canceled`: `tasks/cancel` aborts the execution's signal, and the
- * execution is recorded `cancelled`.
+ * execution is recorded `cancelled`. A blocking `message/send` whose client goes away is cancelled
+ * too (see {@link CLIENT_SIGNAL_STATE_KEY}).
  */
 export class SkillAgentExecutor implements AgentExecutor {
   private readonly executor: SkillExecutor;
@@ -50,6 +60,7 @@ export class SkillAgentExecutor implements AgentExecutor {
     // Registered before the first await, so a tasks/cancel arriving at any point finds it.
     const controller = new AbortController();
     this.running.set(taskId, controller);
+    const stopFollowingClient = followClient(requestContext, controller);
     try {
       let call: SkillCall;
       try {
@@ -63,6 +74,7 @@ export class SkillAgentExecutor implements AgentExecutor {
       publisher.status(TaskState.TASK_STATE_WORKING);
       await this.run(call, requestContext, controller.signal, publisher);
     } finally {
+      stopFollowingClient();
       this.running.delete(taskId);
     }
   };
@@ -119,6 +131,22 @@ export class SkillAgentExecutor implements AgentExecutor {
     const explained = failure(error.code, error.message);
     publisher.status(state, { text: explained.text, metadata: { ...metadata, ...explained.metadata } });
   }
+}
+
+/** Aborts `controller` when a blocking request's client goes away; returns the unsubscribe. */
+function followClient(requestContext: RequestContext, controller: AbortController): () => void {
+  const signal = requestContext.context?.state.get(CLIENT_SIGNAL_STATE_KEY);
+  if (!(signal instanceof AbortSignal) || requestContext.request.configuration?.returnImmediately === true) {
+    return () => {};
+  }
+  const abort = () => controller.abort(signal.reason);
+  if (signal.aborted) {
+    abort();
+    return () => {};
+  }
+  // The signal may belong to a keep-alive connection serving many requests: never leave a listener.
+  signal.addEventListener("abort", abort, { once: true });
+  return () => signal.removeEventListener("abort", abort);
 }
 
 function failure(code: string, message: string): { text: string; metadata: Record<string, unknown> } {

@@ -1,4 +1,7 @@
+import { once } from "node:events";
+import { request as httpRequest } from "node:http";
 import { type Task, TaskState } from "@a2a-js/sdk";
+import type { SkillExecution } from "@skillbox/core";
 import { describe, expect, it } from "vitest";
 import { messageRequest, testSkill, useA2aTestServer } from "./a2a-test-server.js";
 
@@ -65,5 +68,50 @@ describe("createHttpApp: A2A tasks/get and tasks/cancel", () => {
     await expect(client.cancelTask(cancelTask(sent.id))).rejects.toMatchObject({
       name: "TaskNotCancelableError",
     });
+  });
+
+  it("cancels the execution of a blocking message/send whose client goes away", async () => {
+    const running = await startServer();
+    running.host.registry.register(testSkill({ name: "slow", handler: "slow", input: { type: "object" } }));
+    const started = once(running.host.executor, "started");
+    const finished = once(running.host.executor, "finished") as Promise<[SkillExecution]>;
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: {
+        message: { messageId: "m1", role: "ROLE_USER", parts: [{ data: {} }], metadata: { skill: "slow" } },
+      },
+    });
+    const request = httpRequest(`${running.server.url}/a2a`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+    });
+    request.on("error", () => {});
+    request.end(body);
+    await started;
+
+    // The client hangs up: its connection closes.
+    request.destroy();
+    const [execution] = await finished;
+
+    expect(execution.status).toBe("cancelled");
+  });
+
+  it("keeps a non-blocking message/send running when its client goes away", async () => {
+    const running = await startServer();
+    running.host.registry.register(testSkill({ name: "slow", handler: "slow", input: { type: "object" } }));
+    const poller = await running.client({ config: { polling: true } });
+    const sent = (await poller.sendMessage(messageRequest([{ data: {} }], { skill: "slow" }))) as Task;
+    const disconnected = await running.client();
+    const finished = once(running.host.executor, "finished") as Promise<[SkillExecution]>;
+
+    // The polling client's connection is gone; a fresh client still finds the task running.
+    const fetched = await disconnected.getTask(getTask(sent.id));
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(fetched.status?.state);
+    const cancelled = await disconnected.cancelTask(cancelTask(sent.id));
+
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await finished)[0].status).toBe("cancelled");
   });
 });
