@@ -62,6 +62,19 @@ async function load(): Promise<LoadSkillsResult> {
   return result;
 }
 
+/** Watches the tree's `plugins/` and waits until it listens (`error` events are recorded, so never unhandled). */
+async function startWatcher(): Promise<SkillWatcher> {
+  const started = watchSkills({
+    dirs: [tree.path("plugins")],
+    npm: false,
+    registry: host.registry,
+    executor: host.executor,
+  });
+  recordEvents(started);
+  await started.ready();
+  return started;
+}
+
 const replyOf = async (reference: string) =>
   ((await host.executor.execute(reference, { msg: "hi" })).output as { reply?: string } | null)?.reply;
 
@@ -107,14 +120,7 @@ describe("skill bundles", () => {
 
   it("hot-reloads every member when the bundle's shared code changes", async () => {
     writeBundle();
-    watcher = watchSkills({
-      dirs: [tree.path("plugins")],
-      npm: false,
-      registry: host.registry,
-      executor: host.executor,
-    });
-    recordEvents(watcher);
-    await watcher.ready();
+    watcher = await startWatcher();
     expect(await replyOf("tools.two")).toBe("hello two");
     const one = nextEvent(watcher, "reloaded", (payload) => payload.name === "tools.one");
     const two = nextEvent(watcher, "reloaded", (payload) => payload.name === "tools.two");
@@ -127,14 +133,7 @@ describe("skill bundles", () => {
 
   it("removes a member whose folder is deleted and every member when the bundle goes", async () => {
     writeBundle();
-    watcher = watchSkills({
-      dirs: [tree.path("plugins")],
-      npm: false,
-      registry: host.registry,
-      executor: host.executor,
-    });
-    recordEvents(watcher);
-    await watcher.ready();
+    watcher = await startWatcher();
     const removedOne = nextEvent(watcher, "removed", (payload) => payload.name === "tools.one");
     tree.remove("plugins/tools/one");
     await removedOne;
@@ -149,14 +148,8 @@ describe("skill bundles", () => {
 
   it("keeps every member's last good version while the bundle's package.json does not parse", async () => {
     writeBundle("hello", { runtime: "worker" });
-    watcher = watchSkills({
-      dirs: [tree.path("plugins")],
-      npm: false,
-      registry: host.registry,
-      executor: host.executor,
-    });
+    watcher = await startWatcher();
     const recorded = recordEvents(watcher);
-    await watcher.ready();
     await watcher.idle();
     const broken = nextEvent(watcher, "error", (payload) => payload.root === tree.path("plugins/tools"));
     tree.write("plugins/tools/package.json", '{ "name": "@acme/tools", "skillbox": { "kind": "bund');
