@@ -120,7 +120,8 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     }
     for (const entry of vanishedInterceptors) this.emit("removed", entry);
     for (const root of this.refused.keys()) if (!found.has(root)) this.refused.delete(root);
-    report.removed = [...this.removeVanished(found), ...vanishedInterceptors];
+    const unreadable = new Set(report.failed.map((failed) => failed.root));
+    report.removed = [...this.removeVanished(found, unreadable), ...vanishedInterceptors];
     for (const failed of this.recheckRequirements()) report.failed.push(failed);
     for (const state of this.packages.values()) {
       if (state.unmet === undefined) report.loaded.push(describe(state));
@@ -371,15 +372,22 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     }
   }
 
-  /** Unregisters loader-managed skills of this owner whose package folder was not found. */
-  private removeVanished(found: Set<string>): LoadedPackage[] {
+  /**
+   * Unregisters loader-managed skills of this owner whose package folder was not found. Members
+   * of a bundle that failed to read (its package.json does not parse) keep their last good
+   * version, as a package with a broken manifest does.
+   */
+  private removeVanished(found: Set<string>, unreadable: Set<string>): LoadedPackage[] {
     const removed: LoadedPackage[] = [];
     for (const skill of this.registry.list(this.owner)) {
-      const metadata = skill.metadata as { loader?: string; root?: string; origin?: string } | undefined;
+      const metadata = skill.metadata as
+        | { loader?: string; root?: string; origin?: string; codeRoot?: string }
+        | undefined;
       if (metadata?.loader !== LOADER_MARK || metadata.root === undefined || skill.apiKeyId !== this.owner)
         continue;
       const managed = metadata.origin !== undefined && this.managedOrigins().has(metadata.origin);
       if (!managed || found.has(metadata.root)) continue;
+      if (metadata.codeRoot !== undefined && unreadable.has(metadata.codeRoot)) continue;
       this.registry.unregisterById(skill.id);
       removed.push({
         kind: "skill",

@@ -173,4 +173,17 @@ describe("skill bundles", () => {
     await watcher.idle();
     expect(await replyOf("tools.two")).toBe("howdy two");
   });
+
+  it("keeps every member's last good version across a restart while the bundle's package.json does not parse", async () => {
+    writeBundle();
+    expect((await load()).failed).toEqual([]);
+    tree.write("plugins/tools/package.json", '{ "name": "@acme/tools", "skillbox": { "kind": "bund');
+
+    const restarted = await load();
+    expect(restarted.failed).toHaveLength(1);
+    expect(restarted.failed[0]).toMatchObject({ code: "MANIFEST_INVALID", root: tree.path("plugins/tools") });
+    expect(restarted.removed).toEqual([]);
+    expect(await replyOf("tools.one")).toBe("hello one");
+    expect(await replyOf("tools.two")).toBe("hello two");
+  });
 });
