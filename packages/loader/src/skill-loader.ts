@@ -11,8 +11,12 @@ import {
   skillExecutor,
   skillRegistry,
 } from "@skillbox/core";
-import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
-import { codeRootOf } from "./discovery/skill-bundle.js";
+import {
+  discoverNpmPackages,
+  listPackageFolders,
+  packageRootOf,
+} from "./discovery/discover-package-roots.js";
+import { codeRootOf, packageJsonKindOf } from "./discovery/skill-bundle.js";
 import type { FailedPackage, LoadedPackage, LoadReport, SkillLoaderEvents } from "./loader-types.js";
 import { keepOperatorToggle } from "./manifest/keep-operator-toggle.js";
 import { displayPath, readPackage, type SkillPackage } from "./manifest/read-package.js";
@@ -84,9 +88,11 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     const roots = await this.discover();
     const report: LoadReport = { loaded: [], failed: [], removed: [] };
     const prepared: PreparedPackage[] = [];
+    // Every member of a bundle hashes the whole bundle: once per bundle is enough for one load.
+    const codeHashes = new Map<string, Promise<string>>();
     await forEachLimited(roots, 32, async (root) => {
       try {
-        const result = await this.prepare(root, false);
+        const result = await this.prepare(root, false, codeHashes);
         if (result !== undefined) prepared.push(result);
       } catch (error) {
         report.failed.push(failure(root, error));
@@ -176,6 +182,10 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
    * or removes one whose folder or manifest is gone.
    */
   async syncPackage(root: string): Promise<void> {
+    // Whether the folder is still a bundle member cannot be told while the bundle's package.json
+    // does not parse: the member keeps its last good version, as for any broken manifest. Syncing
+    // the bundle itself reports the error; fixing it syncs every member again.
+    if (this.inUnreadableBundle(root)) return;
     const previous = this.packages.get(root);
     let prepared: PreparedPackage | undefined;
     try {
@@ -258,6 +268,21 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   }
 
   /**
+   * The top-level package folder of a path in a watched folder (`name/`, `@scope/name/`, or the
+   * bundle for a path in one of its members); undefined for paths outside the watched folders.
+   */
+  topPackageFolderOf(path: string): string | undefined {
+    const directory = this.watchedFolderOf(path);
+    return directory === undefined ? undefined : packageRootOf(directory, path);
+  }
+
+  /** Whether `root` lies inside a top-level folder whose package.json does not parse. */
+  private inUnreadableBundle(root: string): boolean {
+    const top = this.topPackageFolderOf(root);
+    return top !== undefined && top !== root && packageJsonKindOf(top) === "unreadable";
+  }
+
+  /**
    * The watched folder that contains `path` — the longest one, so `plugins` never claims
    * `plugins-extra/…` — or undefined when none does.
    */
@@ -290,14 +315,23 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   }
 
   /** Reads (and, for interceptors or when `eager`, imports) one package. Undefined: not a package. */
-  private async prepare(root: string, eager: boolean): Promise<PreparedPackage | undefined> {
+  private async prepare(
+    root: string,
+    eager: boolean,
+    codeHashes = new Map<string, Promise<string>>(),
+  ): Promise<PreparedPackage | undefined> {
     const descriptor = await readPackage(root);
     if (descriptor === undefined) return undefined;
     if (descriptor.kind === "interceptor") {
       return { descriptor, interceptor: await importInterceptorModule(descriptor) };
     }
     const codeRoot = codeRootOf(root);
-    const codeHash = await hashPackageFiles(codeRoot);
+    let hashing = codeHashes.get(codeRoot);
+    if (hashing === undefined) {
+      hashing = hashPackageFiles(codeRoot);
+      codeHashes.set(codeRoot, hashing);
+    }
+    const codeHash = await hashing;
     // Code of worker and container skills never runs on the host: on reload it is only
     // syntax-checked. Without schemas in the manifest they come from defineSkill in the module,
     // which then has to be imported here once.

@@ -1,8 +1,7 @@
 import { EventEmitter } from "node:events";
 import { basename } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
-import { packageRootOf } from "./discovery/discover-package-roots.js";
-import { codeRootOf, isSkillBundle, listBundleMembers, packageJsonKindOf } from "./discovery/skill-bundle.js";
+import { codeRootOf, isSkillBundle, listBundleMembers } from "./discovery/skill-bundle.js";
 import type { LoadReport, SkillLoaderEvents } from "./loader-types.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
 import { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
@@ -69,25 +68,12 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
     });
   }
 
-  /**
-   * True for a member of a bundle whose package.json does not parse: the member is left as it is
-   * (its last good version keeps serving, as for any broken manifest) instead of being read as a
-   * package of its own without the bundle's shared code. Syncing the bundle reports the error;
-   * fixing its package.json syncs every member again.
-   */
-  const isMemberOfBrokenBundle = (root: string): boolean => {
-    const directory = loader.watchedFolderOf(root);
-    const top = directory === undefined ? undefined : packageRootOf(directory, root);
-    return top !== undefined && top !== root && packageJsonKindOf(top) === "unreadable";
-  };
-
   const sync = (root: string): void => {
     if (running.has(root)) {
       dirty.add(root);
       return;
     }
     const run = (async () => {
-      if (isMemberOfBrokenBundle(root)) return;
       const codeRoot = codeRootOf(root);
       const hashBefore = await hashPackageFiles(codeRoot);
       await loader.syncPackage(root);
@@ -107,8 +93,7 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
    * member (they share its code), including members known before that are gone now.
    */
   const rootsToSync = (path: string): string[] => {
-    const directory = loader.watchedFolderOf(path);
-    const top = directory === undefined ? undefined : packageRootOf(directory, path);
+    const top = loader.topPackageFolderOf(path);
     if (top === undefined || basename(top).startsWith(".")) return [];
     const roots = new Set([top, ...loader.packageRootsWithin(top)]);
     if (isSkillBundle(top)) for (const member of listBundleMembers(top)) roots.add(member);

@@ -56,7 +56,7 @@ export async function discoverNpmPackages(projectRoot: string): Promise<string[]
 
 /**
  * The top-level package folder a changed `path` belongs to, for a watched `directory` (for a
- * bundle, the bundle: see `packageRootsToSync`); undefined when none.
+ * bundle, the bundle: the watcher then syncs every member); undefined when none.
  */
 export function packageRootOf(directory: string, path: string): string | undefined {
   const relativeParts = resolve(path)
