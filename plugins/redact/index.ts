@@ -64,11 +64,15 @@ function redactValue(
   ancestors.add(current);
   try {
     if (Array.isArray(current)) return current.map((item) => redactValue(item, keys, mask, ancestors));
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(current)) {
-      copy[key] = keys.has(key.toLowerCase()) ? mask : redactValue(item, keys, mask, ancestors);
-    }
-    return copy;
+    // Object.fromEntries defines own properties. Assigning `copy[key] = …` would turn a
+    // `__proto__` key into the copy's prototype: the handler would get that data and the row,
+    // stored as JSON, would silently lack it.
+    return Object.fromEntries(
+      Object.entries(current).map(([key, item]) => [
+        key,
+        keys.has(key.toLowerCase()) ? mask : redactValue(item, keys, mask, ancestors),
+      ]),
+    );
   } finally {
     ancestors.delete(current);
   }

@@ -70,4 +70,28 @@ describe("skillbox.config.ts", { timeout: 60_000 }, () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error CONFIG_NOT_FOUND: nope\.ts: no such config file/);
   });
+
+  it("caps every attempt at executor.maxAttemptTimeoutMs, or SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS over it", async () => {
+    project.tree.writeFolder("plugins/hang", {
+      "skill.json": { name: "hang", version: "1.0.0", handler: "./index.mjs", timeoutMs: 3_600_000 },
+      "index.mjs": "export default () => new Promise(() => {});\n",
+    });
+    project.tree.write("skillbox.config.mjs", "export default { executor: { maxAttemptTimeoutMs: 400 } };\n");
+    const fromFile = await project.run(["run", "hang", "--timeout", "3600000"]);
+    expect(fromFile.code).toBe(1);
+    expect(fromFile.stderr).toContain(
+      "error TIMEOUT: hang@1.0.0: hang@1.0.0 attempt 1 timed out after 400 ms (the host's maxAttemptTimeoutMs)",
+    );
+    const fromEnvironment = await project.run(["run", "hang"], {
+      env: { SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS: "300" },
+    });
+    expect(fromEnvironment.stderr).toContain("timed out after 300 ms (the host's maxAttemptTimeoutMs)");
+
+    project.tree.write("skillbox.config.mjs", "export default { executor: { maxAttemptTimeoutMs: -1 } };\n");
+    const invalid = await project.run(["list"]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain(
+      "skillbox.config.mjs: `executor.maxAttemptTimeoutMs` must be a positive number of milliseconds",
+    );
+  });
 });

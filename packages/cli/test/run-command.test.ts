@@ -22,6 +22,17 @@ describe("skillbox run", { timeout: 60_000 }, () => {
     expect(JSON.parse(result.stdout)).toEqual({ echoed: "hello" });
   });
 
+  it("warns naming a configured folder that does not exist, and does not run skills earlier runs loaded", async () => {
+    expect((await project.run(["run", "echo", "--input", '{"msg":"x"}'])).code).toBe(0);
+    project.tree.write("skillbox.config.mjs", 'export default { dirs: ["./nowhere"], npm: false };\n');
+
+    const result = await project.run(["run", "echo", "--input", '{"msg":"x"}']);
+
+    expect(result.stderr).toMatch(/^warning FOLDER_NOT_FOUND: nowhere: no such folder/m);
+    expect(result.stderr).toMatch(/^error SKILL_NOT_FOUND: /m);
+    expect(result.code).toBe(1);
+  });
+
   it("reads the input from stdin and from --input-file", async () => {
     const piped = await project.run(["run", "echo"], { stdin: '{"msg":"piped"}' });
     expect(JSON.parse(piped.stdout)).toEqual({ echoed: "piped" });
@@ -163,7 +174,15 @@ describe("skillbox list / info / executions", { timeout: 60_000 }, () => {
       (await project.run(["executions", "--skill", "echo", "--limit", "5", "--json"])).stdout,
     );
     expect(echoOnly).toHaveLength(1);
-    expect(echoOnly[0].output).toEqual({ echoed: "one" });
+    // Listings carry previews of the bodies; `executions <id>` prints the full record.
+    expect(echoOnly[0]).not.toHaveProperty("output");
+    expect(echoOnly[0].outputPreview).toEqual({ text: '{"echoed":"one"}', bytes: 16, truncated: false });
+    const full = await project.run(["executions", echoOnly[0].id]);
+    expect(full.code).toBe(0);
+    expect(JSON.parse(full.stdout)).toMatchObject({ id: echoOnly[0].id, output: { echoed: "one" } });
+    const unknown = await project.run(["executions", "no-such-id"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error EXECUTION_NOT_FOUND: no execution "no-such-id"/);
 
     const bad = await project.run(["executions", "--status", "nope"]);
     expect(bad.code).toBe(1);

@@ -71,6 +71,45 @@ describe("skillbox serve", { timeout: 60_000 }, () => {
 });
 
 describe("skillbox dev", { timeout: 60_000 }, () => {
+  it("warns naming a folder that does not exist and serves none of the skills earlier runs loaded", async () => {
+    const earlier = project.start(["serve", "--port", "0"]);
+    await earlier.waitForOutput(LISTENING);
+    expect((await earlier.stop()).stdout).toMatch(/loaded\s+skill echo@1\.0\.0/);
+
+    const server = project.start(["dev", "does-not-exist", "--port", "0"]);
+    const [, url] = await server.waitForOutput(LISTENING);
+
+    expect(server.stdout()).toMatch(/serving\s+0 skill version\(s\) from does-not-exist/);
+    const listed = (await (await fetch(`${url}/api/skills`)).json()) as { skills: unknown[] };
+    expect(listed.skills).toEqual([]);
+    expect((await execute(url!, "echo", { msg: "x" })).status).toBe(404);
+    const stopped = await server.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toMatch(/^warning FOLDER_NOT_FOUND: does-not-exist: no such folder/m);
+  });
+
+  it("serves a package with three symlinks to `.`, names each link, reloads an edit, and exits on SIGTERM", async () => {
+    // Those links used to be followed without end: memory grew past 2 GB and SIGTERM was ignored.
+    for (const name of ["loop-a", "loop-b", "loop-c"]) project.tree.symlink(".", `plugins/echo/${name}`);
+    const server = project.start(["dev", "--port", "0"]);
+    const [, url] = await server.waitForOutput(LISTENING);
+    expect((await execute(url!, "echo", { msg: "v1" })).body).toMatchObject({ output: { echoed: "v1" } });
+
+    project.tree.write(
+      "plugins/echo/index.ts",
+      'export default (input: any) => ({ echoed: input.msg + " (v2)" });\n',
+    );
+    await server.waitForOutput(/reloaded\s+skill echo@1\.0\.0/);
+    expect((await execute(url!, "echo", { msg: "hi" })).body).toMatchObject({
+      output: { echoed: "hi (v2)" },
+    });
+
+    const stopped = await server.stop("SIGTERM");
+    expect(stopped.code).toBe(0);
+    const warnings = stopped.stderr.match(/^warning SYMLINK_LOOP: plugins\/echo\/loop-[abc]: /gm) ?? [];
+    expect(warnings).toHaveLength(3);
+  });
+
   it("hot-reloads an edited handler and logs reloads and errors live", async () => {
     const server = project.start(["dev", "--port", "0"]);
     const [, url] = await server.waitForOutput(LISTENING);

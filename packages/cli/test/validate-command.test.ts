@@ -92,6 +92,56 @@ describe("skillbox validate", { timeout: 60_000 }, () => {
     );
   });
 
+  it("loads interceptor plugins as the host does: a missing import or options the factory refuses fail", async () => {
+    const policy = (name: string, options: Record<string, unknown>, module: string) => ({
+      "interceptor.json": { name, handler: "./index.ts", options },
+      "index.ts": module,
+    });
+    const factory = [
+      "export default (options: { default?: string }) => {",
+      '  if (options.default !== "allow" && options.default !== "deny")',
+      '    throw new Error("default must be allow or deny, got " + JSON.stringify(options.default));',
+      '  return { name: "policy", before() {} };',
+      "};",
+      "",
+    ].join("\n");
+    project.tree.writeFolder("plugins/bad-options", policy("policy-a", { default: "nope" }, factory));
+    project.tree.writeFolder(
+      "plugins/missing-import",
+      policy("policy-b", { default: "deny" }, `import "./rules.js";\n${factory}`),
+    );
+    project.tree.writeFolder("plugins/good", policy("good-policy", { default: "deny" }, factory));
+
+    const result = await project.run(["validate", "--json"]);
+
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      packages: { name: string; ok: boolean }[];
+      problems: { file: string; code: string; message: string }[];
+    };
+    expect(report.problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          code: "HANDLER_INVALID",
+          file: "plugins/bad-options/interceptor.json",
+          message: expect.stringContaining('got "nope"'),
+        }),
+        expect.objectContaining({
+          code: "HANDLER_INVALID",
+          file: "plugins/missing-import/index.ts",
+          message: expect.stringContaining("Cannot find module './rules.js'"),
+        }),
+      ]),
+    );
+    expect(new Set(report.problems.map((problem) => problem.file))).toEqual(
+      new Set(["plugins/bad-options/interceptor.json", "plugins/missing-import/index.ts"]),
+    );
+    expect(report.packages.find((entry) => entry.name === "good-policy")?.ok).toBe(true);
+    const printed = await project.run(["validate"]);
+    expect(printed.code).toBe(1);
+    expect(printed.stdout).toContain("plugins/bad-options/index.ts: the interceptor factory threw");
+  });
+
   it("runs no handler, and does not even import the code of worker and container skills", async () => {
     const marker = (name: string) => project.tree.path(`${name}.ran`);
     const touch = (name: string) =>

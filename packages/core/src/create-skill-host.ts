@@ -1,7 +1,12 @@
 import type Database from "better-sqlite3";
 import { type OpenDatabaseOptions, openDatabase } from "./database/open-database.js";
-import { SkillExecutor, type SkillExecutorOptions } from "./executor/skill-executor.js";
+import {
+  SkillExecutor,
+  type SkillExecutorCloseOptions,
+  type SkillExecutorOptions,
+} from "./executor/skill-executor.js";
 import { SkillRegistry } from "./registry/skill-registry.js";
+import type { HostCloseHandler } from "./types.js";
 
 /** Options of {@link createSkillHost}. */
 export interface SkillHostOptions extends Omit<SkillExecutorOptions, "registry"> {
@@ -16,8 +21,13 @@ export interface SkillHost {
   database: Database.Database;
   registry: SkillRegistry;
   executor: SkillExecutor;
-  /** Waits for running executions, then closes the database if the host opened it. */
-  close(): Promise<void>;
+  /**
+   * Waits for running executions (up to `graceMs`, then cancels the rest, recorded `cancelled`),
+   * runs the close handlers, then closes the database if the host opened it.
+   */
+  close(options?: SkillExecutorCloseOptions): Promise<void>;
+  /** Registers cleanup to run when the host closes (see {@link SkillExecutor.onClose}). Returns an unregister function. */
+  onClose(handler: HostCloseHandler): () => void;
 }
 
 /**
@@ -36,9 +46,10 @@ export function createSkillHost(options: SkillHostOptions = {}): SkillHost {
     database,
     registry,
     executor,
-    async close() {
-      await executor.close();
+    async close(closeOptions) {
+      await executor.close(closeOptions);
       if (ownsDatabase && database.open) database.close();
     },
+    onClose: (handler) => executor.onClose(handler),
   };
 }

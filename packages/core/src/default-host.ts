@@ -1,5 +1,5 @@
 import { createSkillHost, type SkillHost } from "./create-skill-host.js";
-import { SkillExecutor } from "./executor/skill-executor.js";
+import { SkillExecutor, type SkillExecutorCloseOptions } from "./executor/skill-executor.js";
 import { SkillRegistry } from "./registry/skill-registry.js";
 
 let defaultHost: SkillHost | undefined;
@@ -13,11 +13,14 @@ export function getDefaultSkillHost(): SkillHost {
   return defaultHost;
 }
 
-/** Closes the default host (if it was ever created); the next use creates a fresh one. */
-export async function closeDefaultSkillHost(): Promise<void> {
+/**
+ * Closes the default host (if it was ever created), running its close handlers (a browser skill's
+ * Chromium, for one), so a script can exit; the next use creates a fresh one.
+ */
+export async function closeDefaultSkillHost(options?: SkillExecutorCloseOptions): Promise<void> {
   const host = defaultHost;
   defaultHost = undefined;
-  await host?.close();
+  await host?.close(options);
 }
 
 /**

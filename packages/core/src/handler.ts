@@ -19,7 +19,20 @@ export {
   type SkillboxErrorOptions,
 } from "./errors/skillbox-error.js";
 export { defineInterceptor } from "./interceptors/define-interceptor.js";
-export type { SkillContext, SkillHandler, SkillLogger } from "./types.js";
+export {
+  type AddressPolicy,
+  type AddressRefusal,
+  createAddressPolicy,
+  isAddressEntry,
+  normalizeHost,
+} from "./network/address-policy.js";
+export { type AddressClass, classifyAddress, parseIpLiteral } from "./network/classify-address.js";
+export {
+  createGuardedLookup,
+  type GuardedLookup,
+  type GuardedLookupCallback,
+} from "./network/guarded-lookup.js";
+export type { HostCloseHandler, HostLifecycle, SkillContext, SkillHandler, SkillLogger } from "./types.js";
 export {
   type OwnerWorkspaceOptions,
   ownerWorkspace,

@@ -21,14 +21,27 @@ export {
   type SkillboxErrorCode,
   type SkillboxErrorOptions,
 } from "./errors/skillbox-error.js";
+export { type CallerError, HOST_ONLY_ERROR_KEYS, toCallerError } from "./errors/to-caller-error.js";
+export type { CauseDescription } from "./executor/execution-outcome.js";
 export type { ExecutionFilters } from "./executor/execution-store.js";
+export {
+  DEFAULT_MAX_PAGE_BYTES,
+  DEFAULT_PREVIEW_LENGTH,
+  type ExecutionSummary,
+  type ExecutionSummaryOptions,
+  type JsonPreview,
+  MAX_PREVIEW_LENGTH,
+} from "./executor/execution-summary.js";
+export { DEFAULT_MAX_NESTING_DEPTH, findOverDeepPath } from "./executor/find-over-deep-path.js";
 export { DEFAULT_RETRY_POLICY, retryDelay } from "./executor/retry-policy.js";
 export {
   type HandlerResolver,
   SkillExecutor,
+  type SkillExecutorCloseOptions,
   type SkillExecutorEvents,
   type SkillExecutorOptions,
 } from "./executor/skill-executor.js";
+export { toCallerExecution } from "./executor/to-caller-execution.js";
 export {
   type AuditEntry,
   type BeforeHookResult,
@@ -44,6 +57,19 @@ export {
   createConsoleLogger,
   type LogLevel,
 } from "./logger/create-console-logger.js";
+export {
+  type AddressPolicy,
+  type AddressRefusal,
+  createAddressPolicy,
+  isAddressEntry,
+  normalizeHost,
+} from "./network/address-policy.js";
+export { type AddressClass, classifyAddress, parseIpLiteral } from "./network/classify-address.js";
+export {
+  createGuardedLookup,
+  type GuardedLookup,
+  type GuardedLookupCallback,
+} from "./network/guarded-lookup.js";
 export { parseInterceptorOptions } from "./parse-interceptor-options.js";
 export { GLOBAL_OWNERS, isGlobalOwner, isVisibleTo } from "./registry/owner-scope.js";
 export { parseSkillReference, type SkillReference } from "./registry/skill-reference.js";
@@ -71,6 +97,8 @@ export type {
   ExecutionError,
   ExecutionStatus,
   GlobalOwner,
+  HostCloseHandler,
+  HostLifecycle,
   JsonSchema,
   RetryPolicy,
   Skill,

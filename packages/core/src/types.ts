@@ -127,6 +127,22 @@ export interface SkillLogger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** Cleanup registered with {@link HostLifecycle.onClose}; a rejection is logged, never thrown from `close()`. */
+export type HostCloseHandler = () => void | Promise<void>;
+
+/**
+ * The host's lifecycle as a handler sees it: where a skill registers the cleanup of resources it
+ * keeps beyond one execution (a browser, a connection pool), so closing the host releases them
+ * and the process can exit. Its identity is stable per host, so it can key a per-host record.
+ */
+export interface HostLifecycle {
+  /**
+   * Runs `handler` once when the host closes, after its last execution ended (at once when the host
+   * has closed already). Registering the same function again is a no-op. Returns an unregister function.
+   */
+  onClose(handler: HostCloseHandler): () => void;
+}
+
 /** What a handler receives as its second argument. */
 export interface SkillContext {
   /** Aborted on timeout, on the caller's cancellation, or when the overall deadline passes. */
@@ -140,6 +156,12 @@ export interface SkillContext {
   logger: SkillLogger;
   /** Runs another skill as a nested execution (recorded with this one as its parent) and returns its output. */
   call<Output = unknown>(reference: string, input: unknown): Promise<Output>;
+  /**
+   * The host running this execution, for cleanup of resources shared across executions. Present
+   * in the host process (the inline runtime); absent in worker threads and containers, whose
+   * resources end with the thread or the sandbox.
+   */
+  hostLifecycle?: HostLifecycle;
 }
 
 /** A skill implementation. */
@@ -155,16 +177,33 @@ export interface ExecuteOptions {
   apiKeyId?: string;
   sessionId?: string;
   signal?: AbortSignal;
-  /** Per-attempt timeout override in ms. */
+  /**
+   * Per-attempt timeout in ms. It can only lower the limit: the attempt runs for the smaller of this
+   * and the skill's own `timeoutMs` (else the executor's default), within the operator's ceiling.
+   */
   timeoutMs?: number;
-  /** Overall deadline across all attempts and delays, in ms. */
+  /**
+   * Overall deadline across all attempts and delays, in ms. When the executor has a
+   * `defaultTotalTimeoutMs`, this can only lower it.
+   */
   totalTimeoutMs?: number;
   /** Retries after the first attempt (the reference's `maxRetries`); shorthand for `retry.maxAttempts - 1`. */
   maxRetries?: number;
   /** Retry policy override for this call. */
   retry?: Partial<RetryPolicy>;
-  /** A second call with the same key and owner returns the stored execution instead of running again. */
+  /**
+   * A second call with the same key and owner returns the stored execution instead of running
+   * again (the same skill and input, else `IDEMPOTENCY_CONFLICT`); while the first still runs, it
+   * waits for it — until `signal` or `waitSignal` aborts, or with `TIMEOUT` once the first has
+   * outlived every timeout its skill allows.
+   */
   idempotencyKey?: string;
+  /**
+   * Ends this call's wait for an execution with the same idempotency key that another call
+   * started (say, its client went away). Unlike `signal`, it never cancels an execution, this
+   * call's own included: what a front passes for a request that sent an idempotency key.
+   */
+  waitSignal?: AbortSignal;
   /** Set by `ctx.call`; links the nested execution to its parent. */
   parentExecutionId?: string;
 }

@@ -1,4 +1,11 @@
-import { isSkillboxError, type Skill, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
+import {
+  type CallerError,
+  isSkillboxError,
+  type Skill,
+  type SkillExecutor,
+  type SkillRegistry,
+  toCallerError,
+} from "@skillbox/core";
 import { skillInputFromArguments } from "./parameters-schema.js";
 import type { ToolCall } from "./tool-call.js";
 import { decodeToolName, TOOL_NAME_PREFIX } from "./tool-name.js";
@@ -10,7 +17,11 @@ export interface ToolResult {
   handled: boolean;
   ok: boolean;
   output?: unknown;
-  error?: { code: string; message: string };
+  /**
+   * Why the call failed, as core's `toCallerError` shows it to callers: code, message and data
+   * without host details (no stack) — e.g. `data.cause.code` of a `HANDLER_ERROR`.
+   */
+  error?: CallerError;
   executionId?: string;
 }
 
@@ -29,8 +40,9 @@ export interface ExecuteToolCallsOptions {
 
 const DEFAULT_CONCURRENCY = 8;
 
-function failure(call: ToolCall, code: string, message: string, executionId?: string): ToolResult {
-  const result: ToolResult = { call, handled: true, ok: false, error: { code, message } };
+function failure(call: ToolCall, error: CallerError, executionId?: string): ToolResult {
+  // What a model reads is what any other caller gets: the caller view, never the stack.
+  const result: ToolResult = { call, handled: true, ok: false, error: toCallerError(error) };
   if (executionId !== undefined) result.executionId = executionId;
   return result;
 }
@@ -41,13 +53,18 @@ async function executeOne(
   options: ExecuteToolCallsOptions,
   registry: SkillRegistry,
 ): Promise<ToolResult> {
-  if (call.error !== undefined) return failure(call, "TOOL_ARGUMENTS_INVALID", call.error);
+  if (call.error !== undefined) {
+    return failure(call, { code: "TOOL_ARGUMENTS_INVALID", message: call.error });
+  }
   const owner = options.apiKeyId ?? "public";
   // Resolved here (not only inside execute) to know whether the input was wrapped as `{ input }`.
   const resolved: Skill | null = registry.resolveVersion(skill.name, skill.version, owner);
   if (resolved === null) {
     const reference = skill.version === undefined ? skill.name : `${skill.name}@${skill.version}`;
-    return failure(call, "SKILL_NOT_FOUND", `No skill ${reference} is available to this caller`);
+    return failure(call, {
+      code: "SKILL_NOT_FOUND",
+      message: `No skill ${reference} is available to this caller`,
+    });
   }
   const input = skillInputFromArguments(resolved.schema.input, call.arguments);
   try {
@@ -63,11 +80,14 @@ async function executeOne(
       code: execution.status.toUpperCase(),
       message: `ended ${execution.status}`,
     };
-    return failure(call, error.code, error.message, execution.id);
+    return failure(call, error, execution.id);
   } catch (error) {
     // `execute` rejects before an execution exists (skill removed meanwhile, executor closed).
-    if (isSkillboxError(error)) return failure(call, error.code, error.message);
-    return failure(call, "HANDLER_ERROR", error instanceof Error ? error.message : String(error));
+    if (isSkillboxError(error)) return failure(call, { code: error.code, message: error.message });
+    return failure(call, {
+      code: "HANDLER_ERROR",
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ToolResult } from "./execute-tool-calls.js";
 import { assertToolFormat, type ToolFormat } from "./tool-format.js";
 
-/** What the model reads: the output on success, `{ error: { code, message } }` on failure. */
+/** What the model reads: the output on success, `{ error: { code, message, data? } }` (no stack) on failure. */
 function resultPayload(result: ToolResult): unknown {
   return result.ok ? (result.output ?? null) : { error: result.error };
 }
@@ -22,7 +22,8 @@ function resultText(result: ToolResult): string {
  * - `gemini`: one `{ role: "user", parts: [{ functionResponse: { name, response, id? } }] }`
  *   content, `response` being `{ output }` or `{ error }` as Gemini's docs name them
  *
- * Contents are JSON text: the output on success, `{ "error": { code, message } }` on failure.
+ * Contents are JSON text: the output on success, `{ "error": { code, message, data? } }` on
+ * failure — the error as `executeToolCalls` gave it, core's caller view without host details.
  */
 export function toToolResults(results: ToolResult[], format: ToolFormat): unknown[] {
   assertToolFormat(format);

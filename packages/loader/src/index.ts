@@ -1,6 +1,12 @@
 export { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
 export { type LoadSkillsResult, loadSkills } from "./load-skills.js";
-export type { FailedPackage, LoadedPackage, LoadReport, SkillLoaderEvents } from "./loader-types.js";
+export type {
+  FailedPackage,
+  LoadedPackage,
+  LoadReport,
+  LoadWarning,
+  SkillLoaderEvents,
+} from "./loader-types.js";
 export {
   type InterceptorManifest,
   interceptorManifestSchema,
@@ -17,6 +23,7 @@ export {
 export { LOADER_MARK } from "./manifest/to-registration.js";
 export { checkSyntax } from "./module/check-syntax.js";
 export { importFresh } from "./module/import-fresh.js";
+export { importInterceptorModule } from "./module/import-package-module.js";
 export { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
 export {
   type SkillWatcher,

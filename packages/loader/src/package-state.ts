@@ -18,6 +18,11 @@ export interface PackageState {
   handlerLoading?: Promise<SkillHandler>;
   /** Interceptors: the instance in the executor. */
   interceptor?: Interceptor;
+  /**
+   * Interceptors: why the plugin did not load, while `interceptor` is the fail-closed stand-in
+   * (see `failClosedInterceptor`) that refuses what the plugin would guard.
+   */
+  unavailable?: FailedPackage;
   /** Requirements not met right now (the skill is then unregistered). */
   unmet?: string[];
 }
@@ -28,6 +33,8 @@ export interface PreparedPackage {
   registration?: SkillRegistration;
   handler?: SkillHandler;
   interceptor?: Interceptor;
+  /** Interceptors that failed to load: the reason (`interceptor` is then the fail-closed stand-in). */
+  failure?: FailedPackage;
 }
 
 /** The public description of a package. */

@@ -16,13 +16,27 @@ import {
   listPackageFolders,
   packageRootOf,
 } from "./discovery/discover-package-roots.js";
+import { MAX_PACKAGE_DEPTH } from "./discovery/is-symlink-loop.js";
 import { codeRootOf, packageJsonKindOf } from "./discovery/skill-bundle.js";
-import type { FailedPackage, LoadedPackage, LoadReport, SkillLoaderEvents } from "./loader-types.js";
+import { declaredInterceptorOf } from "./interceptors/declared-interceptor.js";
+import { failClosedInterceptor } from "./interceptors/fail-closed-interceptor.js";
+import type {
+  FailedPackage,
+  LoadedPackage,
+  LoadReport,
+  LoadWarning,
+  SkillLoaderEvents,
+} from "./loader-types.js";
 import { keepOperatorToggle } from "./manifest/keep-operator-toggle.js";
-import { displayPath, readPackage, type SkillPackage } from "./manifest/read-package.js";
+import {
+  displayPath,
+  type PackageDescriptor,
+  readPackage,
+  type SkillPackage,
+} from "./manifest/read-package.js";
 import { LOADER_MARK, type RegistrationContext, toRegistration } from "./manifest/to-registration.js";
 import { checkSyntax } from "./module/check-syntax.js";
-import { hashPackageFiles } from "./module/hash-package-files.js";
+import { hashPackageFiles, MAX_PACKAGE_FILES, type SkippedPackagePath } from "./module/hash-package-files.js";
 import { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
 import { snapshotPackage } from "./module/snapshot-package.js";
 import {
@@ -33,6 +47,26 @@ import {
   type PackageState,
   type PreparedPackage,
 } from "./package-state.js";
+import { serveOrigins } from "./served-origins.js";
+
+/** Whether `state` is an interceptor plugin that loaded (not a fail-closed stand-in). */
+function isWorkingInterceptor(state: PackageState | undefined): boolean {
+  return state?.interceptor !== undefined && state.unavailable === undefined;
+}
+
+/** The state an interceptor package starts from: a stand-in remembers why the plugin did not load. */
+function interceptorStateOf(entry: PreparedPackage): PackageState {
+  return entry.failure === undefined
+    ? { descriptor: entry.descriptor }
+    : { descriptor: entry.descriptor, unavailable: entry.failure };
+}
+
+/**
+ * The open loaders of each executor. Every loader adds a handler resolver, and the executor asks
+ * them in the order they were added: a loader asked for a version of a skill it did not load lets
+ * the loader that did answer, instead of answering with the module of an older version.
+ */
+const openLoaders = new WeakMap<SkillExecutor, Set<SkillLoader>>();
 
 /** Options shared by `loadSkills` and `watchSkills`. */
 export interface SkillLoaderOptions {
@@ -70,6 +104,10 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   private readonly npmRoots = new Set<string>();
   /** Handlers of loader-managed skills registered by other processes, by handler reference. */
   private readonly foreignHandlers = new Map<string, { codeHash: string; handler: Promise<SkillHandler> }>();
+  /** What the last walk of each code root left out (loops, limits), to name each once. */
+  private readonly skippedPaths = new Map<string, Set<string>>();
+  /** The warnings of the full load in progress. */
+  private loadWarnings: LoadWarning[] | undefined;
   private readonly removeResolver: () => void;
 
   constructor(options: SkillLoaderOptions = {}) {
@@ -81,12 +119,19 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     this.npm = options.npm ?? true;
     this.projectRoot = resolve(options.projectRoot ?? process.cwd());
     this.removeResolver = this.executor.addHandlerResolver((skill) => this.resolveHandler(skill));
+    const peers = openLoaders.get(this.executor) ?? new Set<SkillLoader>();
+    peers.add(this);
+    openLoaders.set(this.executor, peers);
   }
 
   /** Discovers every package, syncs the registry (adding, updating, removing) and the interceptors. */
   async loadAll(): Promise<LoadReport> {
+    // From here on this process serves, of the loader-managed skills, only those its loaders'
+    // folders provide: an earlier run's or another process's folders are not served here.
+    serveOrigins(this.registry, this.owner, this.managedOrigins());
+    const report: LoadReport = { loaded: [], failed: [], removed: [], warnings: this.missingFolders() };
+    this.loadWarnings = report.warnings;
     const roots = await this.discover();
-    const report: LoadReport = { loaded: [], failed: [], removed: [] };
     const prepared: PreparedPackage[] = [];
     // Every member of a bundle hashes the whole bundle: once per bundle is enough for one load.
     const codeHashes = new Map<string, Promise<string>>();
@@ -111,7 +156,13 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       report,
     );
     for (const entry of accepted.filter((candidate) => candidate.interceptor !== undefined)) {
-      this.activateInterceptor({ descriptor: entry.descriptor }, entry.interceptor!);
+      const previous = this.packages.get(entry.descriptor.root);
+      if (entry.failure !== undefined) {
+        report.failed.push(entry.failure);
+        // A plugin that loaded before keeps its last good version, as a skill does.
+        if (isWorkingInterceptor(previous)) continue;
+      }
+      this.activateInterceptor(interceptorStateOf(entry), entry.interceptor!, previous);
     }
     const found = new Set(roots);
     const vanishedInterceptors: LoadedPackage[] = [];
@@ -130,9 +181,10 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     report.removed = [...this.removeVanished(found, unreadable), ...vanishedInterceptors];
     for (const failed of this.recheckRequirements()) report.failed.push(failed);
     for (const state of this.packages.values()) {
-      if (state.unmet === undefined) report.loaded.push(describe(state));
+      if (state.unmet === undefined && state.unavailable === undefined) report.loaded.push(describe(state));
     }
     for (const failed of report.failed) this.emitError(failed);
+    this.loadWarnings = undefined;
     return report;
   }
 
@@ -202,15 +254,23 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       }
       return;
     }
+    if (prepared.failure !== undefined) {
+      this.emitError(prepared.failure);
+      // A plugin that loaded before keeps its last good version, as a skill does.
+      if (isWorkingInterceptor(previous)) return;
+    }
     if (this.refuseDuplicate(prepared)) return;
     if (previous !== undefined && previous.descriptor.kind !== prepared.descriptor.kind)
       this.remove(root, previous);
     const state: PackageState =
       prepared.registration !== undefined
         ? this.applySkill(prepared, previous)
-        : this.activateInterceptor({ descriptor: prepared.descriptor }, prepared.interceptor!, previous);
+        : this.activateInterceptor(interceptorStateOf(prepared), prepared.interceptor!, previous);
     this.packages.set(root, state);
-    if (state.unmet === undefined) this.emit(previous === undefined ? "loaded" : "reloaded", describe(state));
+    // Replacing a fail-closed stand-in is the plugin's first load, not a reload.
+    const first = previous === undefined || previous.unavailable !== undefined;
+    if (state.unmet === undefined && state.unavailable === undefined)
+      this.emit(first ? "loaded" : "reloaded", describe(state));
     for (const failed of this.recheckRequirements()) this.emitError(failed);
   }
 
@@ -260,6 +320,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   /** Stops serving handlers; leaves the registry as it is (a restart syncs it). */
   close(): void {
     this.removeResolver();
+    openLoaders.get(this.executor)?.delete(this);
   }
 
   /** The folders of known packages that are `folder` or inside it (a bundle's members, say). */
@@ -294,6 +355,47 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     return found;
   }
 
+  /** A warning for each configured folder that does not exist (it then provides nothing). */
+  private missingFolders(): LoadWarning[] {
+    return this.dirs
+      .filter((directory) => !existsSync(directory))
+      .map((folder) => ({
+        code: "FOLDER_NOT_FOUND" as const,
+        folder,
+        message: `${displayPath(folder)}: no such folder; it provides no skills (create it, or configure the folders that hold your packages)`,
+      }));
+  }
+
+  /**
+   * Names each loop or limit a walk of `codeRoot` left out, once while it lasts: in the report of
+   * the full load in progress, and as a `warning` event.
+   */
+  private warnSkipped(codeRoot: string, skipped: SkippedPackagePath[]): void {
+    const before = this.skippedPaths.get(codeRoot);
+    const now = new Set<string>();
+    for (const entry of skipped) {
+      const key = `${entry.reason}:${entry.path}`;
+      now.add(key);
+      if (before?.has(key)) continue;
+      const warning: LoadWarning =
+        entry.reason === "loop"
+          ? {
+              code: "SYMLINK_LOOP",
+              folder: entry.path,
+              message: `${displayPath(entry.path)}: symlink to ${displayPath(entry.target ?? "")} leads back into its own package or a parent folder, so it is not followed (watched, hashed or snapshotted); remove the link or point it elsewhere`,
+            }
+          : {
+              code: "PACKAGE_TOO_LARGE",
+              folder: entry.path,
+              message: `${displayPath(codeRoot)}: more than ${MAX_PACKAGE_FILES} files or folders deeper than ${MAX_PACKAGE_DEPTH}; files from ${displayPath(entry.path)} on are not hashed or snapshotted (move data out of the package, or into node_modules)`,
+            };
+      this.loadWarnings?.push(warning);
+      if (this.listenerCount("warning") > 0) this.emit("warning", warning);
+    }
+    if (now.size === 0) this.skippedPaths.delete(codeRoot);
+    else this.skippedPaths.set(codeRoot, now);
+  }
+
   private async discover(): Promise<string[]> {
     const fromDirs = (await Promise.all(this.dirs.map((directory) => listPackageFolders(directory)))).flat();
     const fromNpm = this.npm ? await discoverNpmPackages(this.projectRoot) : [];
@@ -320,16 +422,36 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     eager: boolean,
     codeHashes = new Map<string, Promise<string>>(),
   ): Promise<PreparedPackage | undefined> {
-    const descriptor = await readPackage(root);
+    let descriptor: PackageDescriptor | undefined;
+    try {
+      descriptor = await readPackage(root);
+    } catch (error) {
+      // An interceptor plugin guards even when its manifest is malformed: it fails closed.
+      const declared = declaredInterceptorOf(root);
+      if (declared === undefined) throw error;
+      return {
+        descriptor: declared,
+        interceptor: failClosedInterceptor(declared),
+        failure: failure(root, error),
+      };
+    }
     if (descriptor === undefined) return undefined;
     if (descriptor.kind === "interceptor") {
-      return { descriptor, interceptor: await importInterceptorModule(descriptor) };
+      try {
+        return { descriptor, interceptor: await importInterceptorModule(descriptor) };
+      } catch (error) {
+        // A module that does not import, or a factory that refuses its options, guards nothing:
+        // a stand-in refuses what the plugin would guard until it loads.
+        return { descriptor, interceptor: failClosedInterceptor(descriptor), failure: failure(root, error) };
+      }
     }
     const codeRoot = codeRootOf(root);
     let hashing = codeHashes.get(codeRoot);
     if (hashing === undefined) {
-      hashing = hashPackageFiles(codeRoot);
+      const skipped: SkippedPackagePath[] = [];
+      hashing = hashPackageFiles(codeRoot, { onSkipped: (entry) => skipped.push(entry) });
       codeHashes.set(codeRoot, hashing);
+      this.warnSkipped(codeRoot, skipped);
     }
     const codeHash = await hashing;
     // Code of worker and container skills never runs on the host: on reload it is only
@@ -340,7 +462,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       await checkSyntax(descriptor.handlerPath);
     const module =
       (eager && runsOnHost) || descriptor.manifest.input === undefined
-        ? await importSkillModule(descriptor.handlerPath)
+        ? await importSkillModule(descriptor.handlerPath, { root: codeRoot })
         : undefined;
     // Watched packages that run off the host are served from a snapshot of this version.
     const loadPath =
@@ -474,16 +596,32 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       }));
   }
 
+  /**
+   * This loader's state of `skill` when it registered this very version: same entry and same
+   * code hash. A handler answers only for the code it was imported from.
+   */
+  private loadedVersionOf(skill: Skill): PackageState | undefined {
+    const metadata = skill.metadata as { root?: string; codeHash?: string } | undefined;
+    const state = metadata?.root === undefined ? undefined : this.packages.get(metadata.root);
+    if (state?.descriptor.kind !== "skill" || state.skill?.id !== skill.id) return undefined;
+    const loadedHash = (state.registration?.metadata as { codeHash?: string } | undefined)?.codeHash;
+    return (metadata?.codeHash ?? skill.contentHash) === (loadedHash ?? state.skill.contentHash)
+      ? state
+      : undefined;
+  }
+
   /** The executor's handler resolver for loader-managed skills. */
   private resolveHandler(skill: Skill): SkillHandler | Promise<SkillHandler> | undefined {
     const metadata = skill.metadata as
-      | { loader?: string; root?: string; handlerPath?: string; codeHash?: string }
+      | { loader?: string; root?: string; handlerPath?: string; codeHash?: string; codeRoot?: string }
       | undefined;
     if (metadata?.loader !== LOADER_MARK || metadata.handlerPath === undefined) return undefined;
-    const state = metadata.root === undefined ? undefined : this.packages.get(metadata.root);
-    if (state?.descriptor.kind === "skill" && state.skill?.id === skill.id) {
+    const state = this.loadedVersionOf(skill);
+    if (state !== undefined) {
       if (state.handler !== undefined) return state.handler;
-      state.handlerLoading ??= importSkillModule(state.descriptor.handlerPath).then(
+      state.handlerLoading ??= importSkillModule(state.descriptor.handlerPath, {
+        root: codeRootOf(state.descriptor.root),
+      }).then(
         ({ handler }) => {
           state.handler = handler;
           state.handlerLoading = undefined;
@@ -496,13 +634,22 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       );
       return state.handlerLoading;
     }
-    // Registered by another process's loader (same database): load it from its path.
+    // Another loader of this executor (a watcher over the same folders, say) loaded this version:
+    // it answers, whichever resolver the executor asks first.
+    for (const peer of openLoaders.get(this.executor) ?? []) {
+      if (peer !== this && peer.loadedVersionOf(skill) !== undefined) return undefined;
+    }
+    // Registered by another process's loader (same database), or a version of a package this
+    // loader saw before it changed on disk: load it from its path.
     // One entry per path, replaced when the code changes: old versions can be collected.
     const key = metadata.handlerPath;
     const codeHash = metadata.codeHash ?? skill.contentHash;
     const cached = this.foreignHandlers.get(key);
     if (cached !== undefined && cached.codeHash === codeHash) return cached.handler;
-    const handler = importSkillModule(key).then((module) => module.handler);
+    const root = metadata.codeRoot ?? metadata.root;
+    const handler = importSkillModule(key, root === undefined ? {} : { root }).then(
+      (module) => module.handler,
+    );
     handler.catch(() => {
       if (this.foreignHandlers.get(key)?.handler === handler) this.foreignHandlers.delete(key);
     });

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { basename } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
+import { loopTargetOf, MAX_PACKAGE_DEPTH } from "./discovery/is-symlink-loop.js";
 import { codeRootOf, isSkillBundle, listBundleMembers } from "./discovery/skill-bundle.js";
 import type { LoadReport, SkillLoaderEvents } from "./loader-types.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
@@ -61,8 +62,16 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
   let watcher: FSWatcher | undefined;
   let closed = false;
   let warming: Promise<void> = Promise.resolve();
+  /** Whether the first scan is done. */
+  let watching = false;
+  /** Loop links already met, so that chokidar asking again does not sync again. */
+  const loopLinks = new Set<string>();
+  let stopWaiting = (): void => {};
+  const closing = new Promise<void>((resolve) => {
+    stopWaiting = resolve;
+  });
 
-  for (const event of ["loaded", "reloaded", "removed", "error"] as const) {
+  for (const event of ["loaded", "reloaded", "removed", "error", "warning"] as const) {
     loader.on(event, (payload: unknown) => {
       if (event !== "error" || events.listenerCount("error") > 0) events.emit(event, payload as never);
     });
@@ -118,7 +127,21 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
     const report = await loader.loadAll();
     watcher = watch(loader.dirs, {
       ignoreInitial: true,
-      ignored: (path) => /[\\/](node_modules|\.git)([\\/]|$)/.test(path),
+      // Symlinks are followed (a package may be a link to where it is developed), except folder
+      // links that lead back up — two links to `.` would otherwise be walked without end. The
+      // hash skips the same links and names them (a `SYMLINK_LOOP` warning).
+      ignored: (path) => {
+        if (/[\\/](node_modules|\.git)([\\/]|$)/.test(path)) return true;
+        const top = loader.watchedFolderOf(path);
+        if (top === undefined || loopTargetOf(path, top) === undefined) return false;
+        // A loop link made while watching is an edit of its package like any other: the sync
+        // names it. (Those found at start-up are in the first load's report.)
+        if (watching && !loopLinks.has(path)) schedule(path);
+        loopLinks.add(path);
+        return true;
+      },
+      // Watched folder, `@scope`, package: then as deep as a package is hashed.
+      depth: MAX_PACKAGE_DEPTH + 2,
     });
     watcher.on("all", (_event, path) => schedule(path));
     watcher.on("error", (error) => {
@@ -126,7 +149,9 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
         events.emit("error", { root: "", file: "", code: "WATCH_FAILED", message: String(error) });
       }
     });
-    await new Promise<void>((resolve) => watcher!.once("ready", () => resolve()));
+    // close() before the watch is up must not wait for a `ready` that never comes.
+    await Promise.race([new Promise<void>((resolve) => watcher!.once("ready", () => resolve())), closing]);
+    watching = true;
     warming = loader.warmUp();
     events.emit("ready", report);
     return report;
@@ -155,6 +180,7 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
     },
     async close() {
       closed = true;
+      stopWaiting();
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       await started.catch(() => undefined);

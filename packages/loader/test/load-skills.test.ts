@@ -407,6 +407,10 @@ describe("loadSkills", () => {
         code: "HANDLER_INVALID",
         file: tree.path("plugins/syntax/index.ts"),
       });
+      // `both` holds an interceptor.json: an interceptor that did not load fails closed.
+      expect((await run("good")).error?.code).toBe("INTERCEPTOR_UNAVAILABLE");
+      tree.remove("plugins/both");
+      await report.loader.loadAll();
       expect((await run("good")).status).toBe("success");
     });
   });

@@ -1,5 +1,11 @@
 import { renameSync } from "node:fs";
-import { type SkillWatcher, type WatchSkillsOptions, watchSkills } from "@skillbox/loader";
+import {
+  type LoadWarning,
+  loadSkills,
+  type SkillWatcher,
+  type WatchSkillsOptions,
+  watchSkills,
+} from "@skillbox/loader";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
@@ -163,6 +169,48 @@ describe("watchSkills", () => {
       expect(events.error).toEqual([]);
     });
 
+    // Node caches natively imported modules forever: these handlers used to log `reloaded` and
+    // keep running their first version.
+    it.each([
+      ["an .mjs handler and its .mjs helper", {}, "index.mjs", "word.mjs", "esm"],
+      ["a .cjs handler and its .cjs helper", {}, "index.cjs", "word.cjs", "cjs"],
+      [
+        'a .js handler of a "type": "module" package',
+        { "package.json": { type: "module" } },
+        "index.js",
+        "word.js",
+        "esm",
+      ],
+    ] as const)(
+      "runs the new code of %s edited after it ran",
+      async (_kind, extra, entry, helper, format) => {
+        const files = (version: string) => ({
+          [helper]:
+            format === "esm" ? `export const word = "${version}";\n` : `exports.word = "${version}";\n`,
+          [entry]:
+            format === "esm"
+              ? `import { word } from "./${helper}";\nexport default () => ({ reply: "${version}", word });\n`
+              : `const { word } = require("./${helper}");\nmodule.exports = () => ({ reply: "${version}", word });\n`,
+        });
+        tree.writeFolder("plugins/echo", {
+          "skill.json": skillManifest({ handler: `./${entry}` }),
+          ...extra,
+          ...files("old"),
+        });
+        const active = await startWatcher();
+        expect(await outputOf("echo")).toEqual({ reply: "old", word: "old" });
+
+        const reloaded = nextEvent(active, "reloaded", named("echo"));
+        tree.write(`plugins/echo/${helper}`, files("new")[helper]!);
+        tree.write(`plugins/echo/${entry}`, files("new")[entry]!);
+        await reloaded;
+        await active.idle();
+
+        expect(await outputOf("echo")).toEqual({ reply: "new", word: "new" });
+        expect(events.error).toEqual([]);
+      },
+    );
+
     it("picks up a second edit of the same file made right after the first one reloaded", async () => {
       // Editors and tools often save twice in quick succession; the last save must win.
       tree.writeFolder("plugins/echo", skillFolder("v0"));
@@ -299,6 +347,96 @@ describe("watchSkills", () => {
 
       expect(await outputOf("echo")).toMatchObject({ reply: "one-edited" });
       expect(await outputOf("other")).toMatchObject({ reply: "two-edited" });
+    });
+  });
+
+  describe("next to a loadSkills loader of the same folders", () => {
+    // Both loaders add a handler resolver to the executor; the first one used to answer with the
+    // module it imported at start-up even after the watcher had registered a new version.
+    it.each(["index.ts", "index.mjs"])("runs the watcher's new version of an edited %s", async (entry) => {
+      const handler = (reply: string) => `export default () => ({ reply: ${JSON.stringify(reply)} });\n`;
+      tree.writeFolder("plugins/echo", {
+        "skill.json": skillManifest({ handler: `./${entry}` }),
+        [entry]: handler("old"),
+      });
+      const first = await loadSkills({
+        dirs: [tree.path("plugins")],
+        npm: false,
+        registry: host.registry,
+        executor: host.executor,
+      });
+      try {
+        expect(await outputOf("echo")).toEqual({ reply: "old" });
+        const active = await startWatcher();
+        expect(await outputOf("echo")).toEqual({ reply: "old" });
+
+        const reloaded = nextEvent(active, "reloaded", named("echo"));
+        tree.write(`plugins/echo/${entry}`, handler("new"));
+        await reloaded;
+
+        expect(await outputOf("echo")).toEqual({ reply: "new" });
+        expect(events.error).toEqual([]);
+      } finally {
+        first.loader.close();
+      }
+    });
+  });
+
+  describe("symlinks", () => {
+    // Links back into the package used to be followed forever: two links to `.` made the watch
+    // grow without bound (2^depth paths) and never become ready.
+    it.each([2, 3])(
+      "watches a package with %d symlinks to `.`: ready, runs, reloads an edit, closes",
+      async (links) => {
+        tree.writeFolder("plugins/echo", skillFolder("old"));
+        const linkPaths = Array.from({ length: links }, (_, index) =>
+          tree.symlink(".", `plugins/echo/loop-${index}`),
+        );
+        const warnings: LoadWarning[] = [];
+        const active = watchSkills({
+          dirs: [tree.path("plugins")],
+          npm: false,
+          registry: host.registry,
+          executor: host.executor,
+        });
+        watcher = active;
+        events = recordEvents(active);
+        active.on("warning", (warning) => warnings.push(warning));
+        const report = await active.ready();
+        expect(await outputOf("echo")).toMatchObject({ reply: "old" });
+
+        const reloaded = nextEvent(active, "reloaded", named("echo"));
+        tree.write("plugins/echo/index.ts", replyHandler("new"));
+        await reloaded;
+        expect(await outputOf("echo")).toMatchObject({ reply: "new" });
+
+        // Each link is named once, in the first load's report, and not followed.
+        const loopWarnings = report.warnings.filter((warning) => warning.code === "SYMLINK_LOOP");
+        expect(loopWarnings.map((warning) => warning.folder).sort()).toEqual(linkPaths.sort());
+        expect(loopWarnings[0]!.message).toContain("loop-0");
+        expect(warnings.filter((warning) => warning.code === "SYMLINK_LOOP")).toHaveLength(links);
+        expect(events.error).toEqual([]);
+        await active.close();
+        watcher = undefined;
+      },
+    );
+  });
+
+  describe("symlinks made while watching", () => {
+    it("names a link to `.` made while watching, does not follow it, and keeps reloading edits", async () => {
+      tree.writeFolder("plugins/echo", skillFolder("old"));
+      const active = await startWatcher();
+      const warned = new Promise<LoadWarning>((resolve) => active.on("warning", resolve));
+
+      const link = tree.symlink(".", "plugins/echo/loop");
+      expect(await warned).toMatchObject({ code: "SYMLINK_LOOP", folder: link });
+      await active.idle();
+
+      const reloaded = nextEvent(active, "reloaded", named("echo"));
+      tree.write("plugins/echo/index.ts", replyHandler("new"));
+      await reloaded;
+      expect(await outputOf("echo")).toMatchObject({ reply: "new" });
+      expect(events.error).toEqual([]);
     });
   });
 
@@ -516,6 +654,13 @@ describe("watchSkills", () => {
         await expect(error, folder).resolves.toMatchObject({ root: tree.path("plugins", folder) });
       }
       await active.idle();
+      // Interceptors that did not load fail closed until they load or go away.
+      expect((await run("echo")).error?.code).toBe("INTERCEPTOR_UNAVAILABLE");
+      for (const folder of ["both-manifests", "bad-interceptor", "throwing-factory"]) {
+        const removed = nextEvent(active, "removed", inFolder(folder));
+        tree.remove(`plugins/${folder}`);
+        await removed;
+      }
 
       const reloaded = nextEvent(active, "reloaded", named("echo"));
       tree.write("plugins/echo/index.ts", replyHandler("still alive"));

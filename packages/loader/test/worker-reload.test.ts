@@ -111,6 +111,36 @@ describe("watchSkills with worker skills", () => {
     expect((await run("echo")).output).toEqual({ word: "new", isMainThread: false });
   });
 
+  it("runs the new code of an edited .mjs worker handler and its .mjs helper", async () => {
+    const files = (version: string) => ({
+      "word.mjs": `export const word = "${version}";\n`,
+      "index.mjs": [
+        'import { isMainThread, threadId } from "node:worker_threads";',
+        'import { word } from "./word.mjs";',
+        `export default () => ({ reply: "${version}", word, isMainThread, threadId });`,
+        "",
+      ].join("\n"),
+    });
+    tree.writeFolder("plugins/echo", {
+      "skill.json": workerManifest({ handler: "./index.mjs" }),
+      ...files("old"),
+    });
+    const active = await startWatcher();
+    const before = await run("echo");
+    expect(before.output).toMatchObject({ reply: "old", word: "old", isMainThread: false });
+
+    const reloaded = nextEvent(active, "reloaded", named("echo"));
+    tree.write("plugins/echo/word.mjs", files("new")["word.mjs"]);
+    tree.write("plugins/echo/index.mjs", files("new")["index.mjs"]);
+    await reloaded;
+    await active.idle();
+
+    const after = await run("echo");
+    expect(after.output).toMatchObject({ reply: "new", word: "new", isMainThread: false });
+    expect(after.output.threadId).toBe(before.output.threadId);
+    expect(events.error).toEqual([]);
+  });
+
   it("moves a skill into a worker thread when its manifest switches runtime to worker", async () => {
     tree.writeFolder("plugins/echo", { "skill.json": skillManifest(), "index.ts": workerHandler("same") });
     const active = await startWatcher();

@@ -23,6 +23,11 @@ export interface ContainerRuntimeOptions {
 export interface ContainerRuntime extends SkillRuntime {
   /** Fills the skill's warm pool and resolves once its sandboxes are started. */
   warmUp(skill: Skill): Promise<void>;
+  /**
+   * Removes the sandboxes of hosts that died without cleaning up (see
+   * `SandboxRunner.removeOrphans`); hosts call it on start. Resolves with the ids removed.
+   */
+  removeOrphans(): Promise<string[]>;
 }
 
 /** The default image of handler skills: the one `scripts/build-test-image.sh` builds. */
@@ -138,6 +143,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
     async warmUp(skill) {
       await (await poolFor(skill))?.ready();
     },
+    removeOrphans: () => runner.removeOrphans(),
     async close() {
       const open = [...pools.values()];
       pools.clear();

@@ -29,12 +29,12 @@ function packageFolder(specifier: string, from: string): string {
   return realpathSync(dirname(createRequire(from).resolve(`${specifier}/package.json`)));
 }
 
-let runnerSources: { runner: string; core: string; jiti: string; zod: string } | undefined;
+let runnerSources: { runner: string; core: string; jiti: string; zod: string; ipaddr: string } | undefined;
 
 /**
  * The host folders the runner needs inside an image: itself, the light entry of
- * `@skillbox/core` and its two dependencies (jiti to load TypeScript, zod for `defineSkill`).
- * Nothing else of the host is visible.
+ * `@skillbox/core` and its three dependencies (jiti to load TypeScript, zod for `defineSkill`,
+ * ipaddr.js for the address checks it exports). Nothing else of the host is visible.
  */
 function runnerMounts(home: string): SandboxMount[] {
   if (runnerSources === undefined) {
@@ -45,6 +45,7 @@ function runnerMounts(home: string): SandboxMount[] {
       core,
       jiti: packageFolder("jiti", coreManifest),
       zod: packageFolder("zod", coreManifest),
+      ipaddr: packageFolder("ipaddr.js", coreManifest),
     };
   }
   return [
@@ -52,6 +53,7 @@ function runnerMounts(home: string): SandboxMount[] {
     { source: runnerSources.core, target: `${home}/node_modules/@skillbox/core` },
     { source: runnerSources.jiti, target: `${home}/node_modules/jiti` },
     { source: runnerSources.zod, target: `${home}/node_modules/zod` },
+    { source: runnerSources.ipaddr, target: `${home}/node_modules/ipaddr.js` },
   ];
 }
 
@@ -63,7 +65,7 @@ export interface HandlerSandboxPlan {
 
 /**
  * Runs the skill's own TypeScript/JavaScript handler through Skillbox's runner: the skill's
- * folder is mounted read-only beside the runner and the three packages it needs, in an image
+ * folder is mounted read-only beside the runner and the packages it needs, in an image
  * at `/skill`, under bwrap (no image) in the sandbox's own /tmp.
  */
 export function planHandlerSandbox(skill: Skill, usesImages: boolean): HandlerSandboxPlan {

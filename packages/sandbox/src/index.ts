@@ -13,6 +13,7 @@ export {
   createContainerCliProvider,
   dockerCompatibleRunArgs,
   SANDBOX_LABEL,
+  sandboxOwnerLabelArgs,
 } from "./providers/container-cli-provider.js";
 export { createDockerProvider } from "./providers/docker-provider.js";
 export { createOrbstackProvider } from "./providers/orbstack-provider.js";
@@ -27,6 +28,14 @@ export {
   SANDBOX_RUNTIME_VARIABLE,
 } from "./resolve-provider.js";
 export { resolveSandboxConfig } from "./resolve-sandbox-config.js";
+export {
+  currentSandboxOwner,
+  formatSandboxOwner,
+  isSandboxOwnerDead,
+  parseSandboxOwner,
+  SANDBOX_OWNER_LABEL,
+  type SandboxOwner,
+} from "./sandbox-owner.js";
 export { SandboxRunner, type SandboxRunnerOptions } from "./sandbox-runner.js";
 export type {
   ResolvedSandboxConfig,

@@ -10,6 +10,11 @@ export interface SandboxRunnerOptions {
   provider?: SandboxProvider | (() => Promise<SandboxProvider>);
   /** Kill this runner's sandboxes when the process gets SIGINT or SIGTERM, or exits. Default `true`. */
   killOnExit?: boolean;
+  /**
+   * Once the provider is resolved, remove in the background the sandboxes of hosts that died
+   * without cleaning up (SIGKILL, a crash), as {@link SandboxRunner.removeOrphans} does. Default `true`.
+   */
+  removeOrphansOnStart?: boolean;
 }
 
 const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM"] as const;
@@ -26,11 +31,27 @@ export class SandboxRunner {
   private provider: SandboxProvider | undefined;
   private readonly providerSource: SandboxRunnerOptions["provider"];
   private readonly killOnExit: boolean;
+  private readonly removeOrphansOnStart: boolean;
+  private orphanSweep: Promise<string[]> | undefined;
   private shutdownHooked = false;
 
   constructor(options: SandboxRunnerOptions = {}) {
     this.providerSource = options.provider;
     this.killOnExit = options.killOnExit ?? true;
+    this.removeOrphansOnStart = options.removeOrphansOnStart ?? true;
+  }
+
+  /**
+   * Removes the sandboxes whose owning process is dead — left by a host killed with SIGKILL or
+   * crashed before its watchdog could act — and never those of a live host (each sandbox's
+   * label names its owner by boot, pid namespace, pid and start time). Resolves with the ids
+   * removed. The runner does this once by itself when its provider is resolved
+   * (`removeOrphansOnStart`); each call sweeps anew.
+   */
+  removeOrphans(): Promise<string[]> {
+    const sweep = this.getProvider().then((provider) => provider.removeOrphans?.() ?? []);
+    this.orphanSweep ??= sweep;
+    return sweep;
   }
 
   /** The provider this runner uses, resolved (and cached) on first call. */
@@ -46,6 +67,11 @@ export class SandboxRunner {
       this.providerPromise.then(
         (provider) => {
           this.provider = provider;
+          if (this.removeOrphansOnStart && this.orphanSweep === undefined) {
+            // In the background: a sweep must not delay the first run, and its failure (an
+            // engine that answers `run` but not `ps`) is no reason to fail one.
+            this.orphanSweep = Promise.resolve(provider.removeOrphans?.() ?? []).catch(() => []);
+          }
         },
         // A failed resolution is retried next time (an engine may have been installed since).
         () => {

@@ -113,4 +113,9 @@ export interface SandboxProvider {
   remove?(id: string): Promise<void>;
   /** Synchronous variant of `remove` for process shutdown, where nothing asynchronous may run. */
   removeSync?(ids: string[]): void;
+  /**
+   * Removes the sandboxes (and their leftovers) of owners that are certainly dead — a host
+   * killed with SIGKILL — and never those of a live process; resolves with their ids.
+   */
+  removeOrphans?(): Promise<string[]>;
 }

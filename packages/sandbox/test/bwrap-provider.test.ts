@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillboxError } from "@skillbox/core";
 import { createBwrapProvider, SandboxRunner } from "@skillbox/sandbox";
@@ -24,12 +24,24 @@ const mayCreateCgroups = process.getuid?.() === 0 || Boolean(process.env.CI);
  * Only processes count: an emptied folder that the kernel was still releasing may stay behind.
  */
 function processesLeft(id: string): string[] {
+  // Folders are named `<owner>.<sandbox id>`, so a start-up sweep can tell whose they are.
   return [
-    join(CGROUP_ROOT, "skillbox", id),
-    ...["pids", "memory", "cpu"].map((controller) => join(CGROUP_ROOT, controller, "skillbox", id)),
+    join(CGROUP_ROOT, "skillbox"),
+    ...["pids", "memory", "cpu"].map((controller) => join(CGROUP_ROOT, controller, "skillbox")),
   ]
-    .filter((folder) => existsSync(folder))
-    .flatMap((folder) => readFileSync(join(folder, "cgroup.procs"), "utf8").split("\n").filter(Boolean));
+    .filter((parent) => existsSync(parent))
+    .flatMap((parent) =>
+      readdirSync(parent)
+        .filter((name) => name.endsWith(`.${id}`))
+        .map((name) => join(parent, name)),
+    )
+    .flatMap((folder) => {
+      try {
+        return readFileSync(join(folder, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
+      } catch {
+        return []; // removed while we looked
+      }
+    });
 }
 
 /** Waits until no process of the sandbox is left (the last ones may still be exiting). */

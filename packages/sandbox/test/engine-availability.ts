@@ -1,5 +1,7 @@
-import { spawnSync } from "node:child_process";
-import { SANDBOX_LABEL } from "@skillbox/sandbox";
+import { spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { SANDBOX_LABEL, SANDBOX_OWNER_LABEL } from "@skillbox/sandbox";
 import { describe, it } from "vitest";
 
 /** The image built by `scripts/build-test-image.sh`: the host's node binary and dash, nothing else. */
@@ -126,5 +128,66 @@ export function listSkillboxContainers(owner?: number): string[] {
 /** Removes whatever containers this process's sandboxes left (a safety net after the assertions). */
 export function removeLeftoverContainers(): void {
   const names = listSkillboxContainers(process.pid);
+  if (names.length > 0) spawnSync("podman", ["rm", "--force", "--time", "0", ...names], { stdio: "ignore" });
+}
+
+/** A pid that belonged to a process of this machine and is free now: an owner that is certainly dead. */
+export async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+  await once(child, "exit");
+  return child.pid ?? 0;
+}
+
+/**
+ * Starts a detached idle container of {@link TEST_IMAGE} whose owner label is `owner` (a
+ * `formatSandboxOwner` value), plus `testLabel` for the test to find (and remove) it by; returns
+ * its name.
+ */
+export function startLabelledContainer(owner: string, testLabel: string): string {
+  const name = `skillbox-sweep-${randomUUID()}`;
+  const result = spawnSync(
+    "podman",
+    [
+      "run",
+      "--detach",
+      "--rm",
+      "--name",
+      name,
+      "--label",
+      testLabel,
+      "--label",
+      `${SANDBOX_OWNER_LABEL}=${owner}`,
+      "--pull",
+      "never",
+      "--network",
+      "none",
+      TEST_IMAGE,
+      "node",
+      "-e",
+      "setInterval(() => {}, 1000)",
+    ],
+    { encoding: "utf8", timeout: 60_000 },
+  );
+  if (result.status !== 0) throw new Error(`podman run failed: ${result.stderr}`);
+  return name;
+}
+
+/** Names of the containers carrying `label` (`key=value`), running or not, sorted. */
+export function containersLabelled(label: string): string[] {
+  const result = spawnSync(
+    "podman",
+    ["ps", "--all", "--filter", `label=${label}`, "--format", "{{.Names}}"],
+    {
+      encoding: "utf8",
+      timeout: 30_000,
+    },
+  );
+  if (result.status !== 0) throw new Error(`podman ps failed: ${result.stderr}`);
+  return result.stdout.split("\n").filter(Boolean).sort();
+}
+
+/** Removes every container carrying `label`, whoever started it (the test's own safety net). */
+export function removeContainersLabelled(label: string): void {
+  const names = containersLabelled(label);
   if (names.length > 0) spawnSync("podman", ["rm", "--force", "--time", "0", ...names], { stdio: "ignore" });
 }

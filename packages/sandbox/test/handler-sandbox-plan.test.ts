@@ -33,6 +33,7 @@ describe("planHandlerSandbox", () => {
       "/opt/skillbox/node_modules/@skillbox/core",
       "/opt/skillbox/node_modules/jiti",
       "/opt/skillbox/node_modules/zod",
+      "/opt/skillbox/node_modules/ipaddr.js",
       "/skill",
     ]);
     expect(plan.mounts.at(-1)?.source).toBe(folder);

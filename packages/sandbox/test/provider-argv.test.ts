@@ -11,13 +11,17 @@ import {
   createOrbstackProvider,
   createPodmanProvider,
   createWslcProvider,
+  currentSandboxOwner,
+  formatSandboxOwner,
   OutputCapture,
   resolveProvider,
   resolveSandboxConfig,
   SANDBOX_LABEL,
+  SANDBOX_OWNER_LABEL,
   type SandboxConfig,
   type SandboxProvider,
   type SandboxSpec,
+  type SpawnPlan,
 } from "@skillbox/sandbox";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeWithEngine, podmanRequirement } from "./engine-availability.js";
@@ -35,7 +39,7 @@ function spec(config: SandboxConfig = {}): SandboxSpec {
   };
 }
 
-// Planning a container CLI writes the sandbox's env file; the runner deletes it when the
+// Planning a CLI that takes a file (wslc, Apple's) writes the sandbox's env file; the runner deletes it when the
 // sandbox ends, and these tests, which start no sandbox, delete theirs here.
 afterEach(() => {
   for (const file of readdirSync(tmpdir())) {
@@ -53,6 +57,23 @@ function containsSequence(args: string[], ...sequence: string[]): boolean {
   return args.some((_, start) => sequence.every((item, offset) => args[start + offset] === item));
 }
 
+/**
+ * The CLI's own arguments: a plan that streams the env file on descriptor 3 runs the CLI
+ * through a shell that turns the descriptor into a pipe (`sh -c … skillbox-sandbox <cli> …`).
+ */
+function cliOf(plan: SpawnPlan): { file: string; args: string[] } {
+  if (plan.file !== "/bin/sh") return plan;
+  const [file = "", ...args] = plan.args.slice(plan.args.indexOf("skillbox-sandbox") + 1);
+  return { file, args };
+}
+
+/** The env file the CLI reads: streamed on descriptor 3, or a private temporary file. */
+function environmentFileOf(plan: SpawnPlan): string {
+  const [path = ""] = valuesOf(cliOf(plan).args, "--env-file");
+  if (path === "/dev/fd/3") return plan.descriptor3 ?? "";
+  return readFileSync(path, "utf8");
+}
+
 /** The arguments before the image: the flags of `run`. */
 function runFlags(args: string[], image: string): string[] {
   const index = args.indexOf(image);
@@ -64,29 +85,34 @@ const dockerCompatible: Array<{
   name: string;
   binary: string;
   prefix: string[];
+  via: "descriptor" | "file";
   provider: () => SandboxProvider;
 }> = [
-  { name: "podman", binary: "podman", prefix: [], provider: () => createPodmanProvider() },
-  { name: "docker", binary: "docker", prefix: [], provider: () => createDockerProvider() },
+  { name: "podman", binary: "podman", prefix: [], via: "descriptor", provider: () => createPodmanProvider() },
+  { name: "docker", binary: "docker", prefix: [], via: "descriptor", provider: () => createDockerProvider() },
   {
     name: "orbstack",
     binary: "docker",
     prefix: ["--context", "orbstack"],
+    via: "descriptor",
     provider: () => createOrbstackProvider(),
   },
-  { name: "wslc", binary: "wslc", prefix: [], provider: () => createWslcProvider() },
+  { name: "wslc", binary: "wslc", prefix: [], via: "file", provider: () => createWslcProvider() },
 ];
 
-describe.each(dockerCompatible)("the $name provider's plan", ({ binary, prefix, provider }) => {
+describe.each(dockerCompatible)("the $name provider's plan", ({ binary, prefix, via, provider }) => {
   it("runs the CLI in the foreground with the hardened defaults", () => {
     const given = spec();
-    const plan = provider().plan(given);
+    const plan = cliOf(provider().plan(given));
     const flags = runFlags(plan.args, given.image);
 
     expect(plan.file).toBe(binary);
     expect(plan.args.slice(0, prefix.length + 4)).toEqual([...prefix, "run", "--rm", "-i", "--name"]);
     expect(valuesOf(flags, "--name")).toEqual([given.id]);
-    expect(valuesOf(flags, "--label")).toEqual([`${SANDBOX_LABEL}=${process.pid}`]);
+    expect(valuesOf(flags, "--label")).toEqual([
+      `${SANDBOX_LABEL}=${process.pid}`,
+      `${SANDBOX_OWNER_LABEL}=${formatSandboxOwner(currentSandboxOwner())}`,
+    ]);
     expect(valuesOf(flags, "--cap-drop")).toEqual(["all"]);
     expect(valuesOf(flags, "--security-opt")).toEqual(["no-new-privileges"]);
     expect(valuesOf(flags, "--network")).toEqual(["none"]);
@@ -128,27 +154,32 @@ describe.each(dockerCompatible)("the $name provider's plan", ({ binary, prefix, 
     expect(valuesOf(flags, "--user")).toEqual(["65534:65534"]);
   });
 
-  it("passes env values in a private env file, never in argv or the CLI's own environment", async () => {
+  it("passes env values in an env file, never in argv or the CLI's own environment", async () => {
     const given = spec();
     const engine = provider();
     const plan = engine.plan(given);
-    const [file] = valuesOf(plan.args, "--env-file");
+    const [file = ""] = valuesOf(cliOf(plan).args, "--env-file");
 
-    expect(file).toBeDefined();
-    expect(statSync(file ?? "").mode & 0o777).toBe(0o600);
-    expect(readFileSync(file ?? "", "utf8")).toBe(`INPUT_DATA=${SECRET_VALUE}\nPATH=/sandbox/bin:/usr/bin\n`);
+    expect(environmentFileOf(plan)).toBe(`INPUT_DATA=${SECRET_VALUE}\nPATH=/sandbox/bin:/usr/bin\n`);
+    if (via === "descriptor") {
+      // Streamed on descriptor 3: nothing on disk that a killed host could leave behind.
+      expect(file).toBe("/dev/fd/3");
+      expect(readdirSync(tmpdir()).filter((name) => name.includes(given.id))).toEqual([]);
+    } else {
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
     expect(plan.args.join(" ")).not.toContain(SECRET_VALUE);
     expect(plan.env).not.toHaveProperty("INPUT_DATA");
     // The CLI keeps its own PATH to find its helpers.
     expect(plan.env.PATH).toBe(process.env.PATH);
     await engine.finish?.(given, 0);
-    expect(existsSync(file ?? "")).toBe(false);
+    if (via === "file") expect(existsSync(file)).toBe(false);
   });
 
   it("passes a multi-line value by name through the CLI's environment", () => {
     const plan = provider().plan({ ...spec(), env: { CERTIFICATE: "line one\nline two" } });
 
-    expect(valuesOf(plan.args, "--env")).toEqual(["CERTIFICATE"]);
+    expect(valuesOf(cliOf(plan).args, "--env")).toEqual(["CERTIFICATE"]);
     expect(plan.env.CERTIFICATE).toBe("line one\nline two");
   });
 
@@ -156,7 +187,7 @@ describe.each(dockerCompatible)("the $name provider's plan", ({ binary, prefix, 
     process.env.SKILLBOX_TEST_INHERITED = "from the host";
     try {
       const plan = provider().plan(spec({ inheritEnv: ["SKILLBOX_TEST_INHERITED", "SKILLBOX_TEST_UNSET"] }));
-      const contents = readFileSync(valuesOf(plan.args, "--env-file")[0] ?? "", "utf8");
+      const contents = environmentFileOf(plan);
       expect(contents).toContain("SKILLBOX_TEST_INHERITED=from the host\n");
       expect(contents).not.toContain("SKILLBOX_TEST_UNSET");
     } finally {

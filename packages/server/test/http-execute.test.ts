@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { createSkillHost } from "@skillbox/core";
+import { describe, expect, it, vi } from "vitest";
 import { echoSkill, useTestApi } from "./http-test-api.js";
 
 const startApi = useTestApi();
@@ -197,6 +198,80 @@ describe("createHttpApp: POST /api/skills/:name/execute", () => {
     });
   });
 
+  it("is 409 IDEMPOTENCY_CONFLICT for the same key with another input, without running it", async () => {
+    const api = await startApi({ apiKeys: KEYS });
+    let runs = 0;
+    api.host.executor.registerHandler("counted", (input: { msg: string }) => {
+      runs++;
+      return { echoed: input.msg };
+    });
+    api.host.registry.register(echoSkill({ name: "counted", handler: "counted" }));
+
+    const first = await api.call("POST", "/api/skills/counted/execute", {
+      key: "alice-key",
+      json: { input: { msg: "pay 10" }, idempotencyKey: "order-43" },
+    });
+    const changed = await api.call("POST", "/api/skills/counted/execute", {
+      key: "alice-key",
+      json: { input: { msg: "pay 99" }, idempotencyKey: "order-43" },
+    });
+
+    expect(first.status).toBe(200);
+    expect(changed.status).toBe(409);
+    expect(changed.body.error).toMatchObject({
+      code: "IDEMPOTENCY_CONFLICT",
+      data: { executionId: first.body.id },
+    });
+    expect(changed.body.error.message).toContain('"order-43"');
+    expect(runs).toBe(1);
+  });
+
+  it("stops a repeat's wait for another host's execution when the repeat's client goes away", async () => {
+    const api = await startApi();
+    const other = createSkillHost({
+      database: api.host.databasePath,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    other.executor.registerHandler("held", async () => {
+      started();
+      await released;
+      return { echoed: "held" };
+    });
+    api.host.registry.register(echoSkill({ name: "held", handler: "held" }));
+    const json = { input: { msg: "x" }, idempotencyKey: "order-44" };
+    try {
+      const first = other.executor.execute("held", json.input, { idempotencyKey: json.idempotencyKey });
+      await handlerStarted;
+      // Calls through: it only tells when the route handed the repeat to the executor.
+      const execute = vi.spyOn(api.host.executor, "execute");
+      const repeat = post(api.server.url, "/api/skills/held/execute");
+      repeat.on("error", () => {});
+      repeat.end(JSON.stringify(json));
+      await vi.waitFor(() => expect(execute).toHaveBeenCalled(), { timeout: 10_000, interval: 10 });
+      const waiting = execute.mock.results[0]!.value as Promise<unknown>;
+      repeat.destroy();
+
+      const error = await waiting.then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toMatchObject({ code: "CANCELLED" });
+      release();
+      expect((await first).status).toBe("success");
+    } finally {
+      release();
+      await other.close();
+    }
+  });
+
   it("cancels the execution when the client goes away", async () => {
     const api = await startApi();
     let started!: () => void;
@@ -254,6 +329,26 @@ describe("createHttpApp: execute request bodies", () => {
     expect(wrongType.body.error.data.issues[0].path).toEqual(["timeoutMs"]);
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.error.message).toContain("unknown field `msg`");
+  });
+
+  it("says an over-long idempotencyKey or sessionId is too long, naming the field and the limit (400)", async () => {
+    const api = await startApi();
+    api.host.registry.register(echoSkill());
+
+    for (const field of ["idempotencyKey", "sessionId"]) {
+      const tooLong = await api.call("POST", "/api/skills/echo/execute", {
+        json: { input: { msg: "x" }, [field]: "k".repeat(201) },
+      });
+      const wrongType = await api.call("POST", "/api/skills/echo/execute", {
+        json: { input: { msg: "x" }, [field]: 42 },
+      });
+
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body.error.code).toBe("REQUEST_INVALID");
+      expect(tooLong.body.error.message).toContain(`\`${field}\` must be at most 200 characters, got 201`);
+      expect(wrongType.body.error.message).toContain(`\`${field}\` must be a string`);
+    }
+    expect(api.host.executor.countExecutions()).toBe(0);
   });
 
   it("refuses a body that is not sent as JSON (415), so web pages cannot post forms to it", async () => {

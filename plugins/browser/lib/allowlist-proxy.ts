@@ -7,7 +7,24 @@ import {
 } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import {
+  type AddressPolicy,
+  type AddressRefusal,
+  createGuardedLookup,
+  type GuardedLookup,
+  parseIpLiteral,
+} from "@skillbox/core/handler";
 import type { HostAllowlist } from "./host-allowlist.js";
+
+/** Options of {@link startAllowlistProxy}. */
+export interface AllowlistProxyOptions {
+  /** Which hosts may be reached at all. */
+  allowlist: HostAllowlist;
+  /** Which addresses: non-public ones only when listed (`SKILLBOX_BROWSER_ALLOW_PRIVATE`). */
+  addressPolicy: AddressPolicy;
+  /** Told each refused URL, and why. */
+  onRefused?: (url: string, reason: "host" | "address") => void;
+}
 
 /** A running {@link startAllowlistProxy}. */
 export interface AllowlistProxy {
@@ -30,6 +47,22 @@ const HOP_HEADERS = new Set([
 ]);
 
 const REFUSAL = "Refused by the Skillbox browser host allowlist (SKILLBOX_BROWSER_ALLOWED_HOSTS)\n";
+const ADDRESS_REFUSAL =
+  "Refused by the Skillbox browser: the host has a loopback, private or other non-public address (allow it with SKILLBOX_BROWSER_ALLOW_PRIVATE)\n";
+
+/** Raised by the guarded lookup; the proxy answers it with a refusal instead of a 502. */
+class AddressRefusedError extends Error {
+  constructor(readonly refusal: AddressRefusal) {
+    super(`address ${refusal.address} of ${refusal.host} is ${refusal.range}`);
+    this.name = "AddressRefusedError";
+  }
+}
+
+/** The refusal for an IP literal (which never reaches a `lookup`), or `undefined` when it may be reached. */
+function literalRefusal(policy: AddressPolicy, host: string): AddressRefusal | undefined {
+  if (parseIpLiteral(host) === undefined || policy.isHostExempt(host)) return undefined;
+  return policy.check(host, host);
+}
 
 function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const result: IncomingHttpHeaders = {};
@@ -60,15 +93,18 @@ function defaultPort(url: URL): number {
 }
 
 /**
- * Starts a forward proxy on 127.0.0.1 that lets through only what `allowlist` allows and reports
- * the rest to `onRefused`. Every request of a context using it passes here, including each hop of
- * a redirect (which Playwright's `route()` never sees) and WebSocket tunnels: plain HTTP is
- * forwarded after checking its URL, `CONNECT host:port` (https, wss) after checking the host.
+ * Starts a forward proxy on 127.0.0.1 that lets through only what `allowlist` allows, to addresses
+ * `addressPolicy` allows, and reports the rest to `onRefused`. Every request of a context using it
+ * passes here, including each hop of a redirect (which Playwright's `route()` never sees) and
+ * WebSocket tunnels: plain HTTP is forwarded after checking its URL, `CONNECT host:port` (https,
+ * wss) after checking the host. Addresses are checked when connecting: IP literals directly, host
+ * names on every address they resolve to, and the socket connects only to the checked addresses,
+ * so `*` never reaches loopback or a private network unless `SKILLBOX_BROWSER_ALLOW_PRIVATE` says so.
  */
-export async function startAllowlistProxy(
-  allowlist: HostAllowlist,
-  onRefused: (url: string) => void = () => undefined,
-): Promise<AllowlistProxy> {
+export async function startAllowlistProxy(options: AllowlistProxyOptions): Promise<AllowlistProxy> {
+  const { allowlist, addressPolicy } = options;
+  const onRefused = options.onRefused ?? (() => undefined);
+  const lookup = createGuardedLookup(addressPolicy, (refusal) => new AddressRefusedError(refusal));
   const sockets = new Set<Duplex>();
   // Its own agent, so the upstream connections it keeps alive end with it.
   const agent = new Agent({ keepAlive: true });
@@ -85,13 +121,19 @@ export async function startAllowlistProxy(
       return;
     }
     if (!allowlist.allows(target)) {
-      onRefused(target.href);
+      onRefused(target.href, "host");
       response.writeHead(403, { "content-type": "text/plain" }).end(REFUSAL);
+      return;
+    }
+    if (literalRefusal(addressPolicy, socketHost(target)) !== undefined) {
+      onRefused(target.href, "address");
+      response.writeHead(403, { "content-type": "text/plain" }).end(ADDRESS_REFUSAL);
       return;
     }
     const upstream = httpRequest(
       {
         agent,
+        lookup,
         host: socketHost(target),
         port: defaultPort(target),
         method: request.method,
@@ -114,16 +156,19 @@ export async function startAllowlistProxy(
         upstreamResponse.pipe(response);
       },
     );
-    upstream.on("error", () => {
-      if (!response.headersSent) response.writeHead(502, { "content-type": "text/plain" }).end();
-      else response.destroy();
+    upstream.on("error", (error) => {
+      const refused = error instanceof AddressRefusedError;
+      if (refused) onRefused(target.href, "address");
+      if (response.headersSent) response.destroy();
+      else if (refused) response.writeHead(403, { "content-type": "text/plain" }).end(ADDRESS_REFUSAL);
+      else response.writeHead(502, { "content-type": "text/plain" }).end();
     });
     response.on("close", () => upstream.destroy());
     request.pipe(upstream);
   });
   server.on("connection", track);
   server.on("connect", (request: IncomingMessage, client: Duplex, head: Buffer) => {
-    tunnel(request.url ?? "", client, head, allowlist, onRefused, track);
+    tunnel(request.url ?? "", client, head, { allowlist, addressPolicy, onRefused, lookup }, track);
   });
   // Chromium tunnels WebSockets with CONNECT; an `Upgrade` sent in plain form is refused, not guessed at.
   server.on("upgrade", (_request: IncomingMessage, client: Duplex) => client.destroy());
@@ -144,10 +189,10 @@ function tunnel(
   authority: string,
   client: Duplex,
   head: Buffer,
-  allowlist: HostAllowlist,
-  onRefused: (url: string) => void,
+  guard: Required<AllowlistProxyOptions> & { lookup: GuardedLookup },
   track: (socket: Duplex) => void,
 ): void {
+  const { allowlist, addressPolicy, onRefused, lookup } = guard;
   client.on("error", () => client.destroy());
   let target: URL;
   try {
@@ -158,20 +203,29 @@ function tunnel(
     return;
   }
   if (!allowlist.allows(target)) {
-    onRefused(target.href);
+    onRefused(target.href, "host");
     client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${REFUSAL}`);
     return;
   }
-  const upstream: Socket = connect(defaultPort(target), socketHost(target), () => {
+  const refuseAddress = () => {
+    onRefused(target.href, "address");
+    client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${ADDRESS_REFUSAL}`);
+  };
+  if (literalRefusal(addressPolicy, socketHost(target)) !== undefined) {
+    refuseAddress();
+    return;
+  }
+  const upstream: Socket = connect({ port: defaultPort(target), host: socketHost(target), lookup }, () => {
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);
     client.pipe(upstream);
   });
   track(upstream);
-  upstream.on("error", () => {
-    client.destroy();
+  upstream.on("error", (error) => {
     upstream.destroy();
+    if (error instanceof AddressRefusedError) refuseAddress();
+    else client.destroy();
   });
   client.on("close", () => upstream.destroy());
 }

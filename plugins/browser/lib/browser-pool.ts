@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
-import { SkillboxError } from "@skillbox/core/handler";
+import { type HostLifecycle, SkillboxError } from "@skillbox/core/handler";
 import { type Browser, type BrowserContext, chromium, type LaunchOptions } from "playwright-core";
 
 /**
@@ -27,13 +27,21 @@ interface BrowserPoolState {
   contexts: Set<BrowserContext>;
   /** How many browsers were launched in this process (reuse shows as 1). */
   launches: number;
+  /**
+   * The hosts whose executions used the pool and have not closed yet. The last one to close
+   * closes the browsers: an open browser keeps the process alive, one host's close must not take
+   * it from another host still running.
+   */
+  hosts: Set<HostLifecycle>;
 }
 
 const STATE_KEY = Symbol.for("skillbox.browser");
 
 function poolState(): BrowserPoolState {
   const holder = globalThis as { [STATE_KEY]?: BrowserPoolState };
-  holder[STATE_KEY] ??= { browsers: new Map(), contexts: new Set(), launches: 0 };
+  holder[STATE_KEY] ??= { browsers: new Map(), contexts: new Set(), launches: 0, hosts: new Set() };
+  // A copy of the module from before `hosts` existed may have created the state.
+  holder[STATE_KEY].hosts ??= new Set();
   return holder[STATE_KEY];
 }
 
@@ -81,9 +89,30 @@ async function launch(executablePath: string): Promise<Browser> {
 
 /**
  * Returns the process's browser for `executablePath`, launching it on first use and again when it
- * crashed or was closed. Concurrent callers share one launch.
+ * crashed or was closed. Concurrent callers share one launch. With `host` (the execution's
+ * `ctx.hostLifecycle`), the pool stays open while that host runs and closes when the last host
+ * that used it closes, so the process can exit.
  */
-export async function acquireBrowser(executablePath: string): Promise<Browser> {
+export async function acquireBrowser(executablePath: string, host?: HostLifecycle): Promise<Browser> {
+  const browser = await sharedBrowser(executablePath);
+  // Held only once the browser is there: a host that closed already releases it at once, and
+  // that must close this very browser rather than run before a launch nobody would close.
+  if (host !== undefined) holdFor(host);
+  return browser;
+}
+
+/** Registers `host` as a user of the pool, once per host; its close releases it. */
+function holdFor(host: HostLifecycle): void {
+  const state = poolState();
+  if (state.hosts.has(host)) return;
+  state.hosts.add(host);
+  host.onClose(async () => {
+    state.hosts.delete(host);
+    if (state.hosts.size === 0) await closeBrowser();
+  });
+}
+
+async function sharedBrowser(executablePath: string): Promise<Browser> {
   const state = poolState();
   const pending = state.browsers.get(executablePath);
   if (pending !== undefined) {
@@ -91,7 +120,7 @@ export async function acquireBrowser(executablePath: string): Promise<Browser> {
     if (browser?.isConnected()) return browser;
     // A failed launch or a dead browser: forget it (unless someone already replaced it) and relaunch.
     if (state.browsers.get(executablePath) === pending) state.browsers.delete(executablePath);
-    return acquireBrowser(executablePath);
+    return sharedBrowser(executablePath);
   }
   const launching = launch(executablePath);
   state.browsers.set(executablePath, launching);
@@ -123,18 +152,27 @@ export interface BrowserPoolStatus {
   openContexts: number;
   /** Successful launches since the process started; stays at 1 while the browser is reused. */
   launches: number;
+  /** Hosts that used the pool and have not closed; the last one's close closes the browsers. */
+  hosts: number;
 }
 
 /** Counts the pool's browsers, open contexts and launches. */
 export function browserPoolStatus(): BrowserPoolStatus {
   const state = poolState();
-  return { browsers: state.browsers.size, openContexts: state.contexts.size, launches: state.launches };
+  return {
+    browsers: state.browsers.size,
+    openContexts: state.contexts.size,
+    launches: state.launches,
+    hosts: state.hosts.size,
+  };
 }
 
 /**
  * Closes every browser of the pool (open contexts with them); the next execution launches a new
- * one. For tests and for hosts that shut down gracefully. A process that simply exits needs no
- * call: Playwright kills the browser's process group from its `exit` hook.
+ * one. Runs by itself when the last host that used the pool closes (an open browser would keep
+ * the process alive); call it directly in tests or where browsers were acquired without a host.
+ * A process that exits anyway needs no call: Playwright kills the browser's process group from
+ * its `exit` hook.
  */
 export async function closeBrowser(): Promise<void> {
   const state = poolState();

@@ -1,4 +1,4 @@
-import { SkillboxError } from "@skillbox/core/handler";
+import { type HostLifecycle, SkillboxError } from "@skillbox/core/handler";
 import type { BrowserContext, Page, Request } from "playwright-core";
 import { startAllowlistProxy } from "./allowlist-proxy.js";
 import { acquireBrowser, trackContext } from "./browser-pool.js";
@@ -8,10 +8,12 @@ import type { ResolvedBrowserSettings } from "./browser-settings.js";
 export interface BrowserSession {
   context: BrowserContext;
   page: Page;
-  /** How many of the page's requests (and WebSockets) the host allowlist refused. */
+  /** How many of the page's requests (and WebSockets) the host allowlist or the address check refused. */
   blockedRequests: number;
   /** The first top-level navigation to a refused host (a redirect, a script, a click on a link). */
   blockedNavigation: string | undefined;
+  /** Origins (`http://host:port`) the proxy refused for a non-public address (SKILLBOX_BROWSER_ALLOW_PRIVATE). */
+  refusedAddressOrigins: Set<string>;
 }
 
 /** How {@link withBrowserSession} sets up the session. */
@@ -20,6 +22,8 @@ export interface BrowserSessionOptions {
   /** The execution's signal: aborting it closes the context at once, stopping all page work. */
   signal: AbortSignal;
   viewport?: { width: number; height: number };
+  /** The execution's `ctx.hostLifecycle`: the shared browser closes when the last host using it closes. */
+  hostLifecycle?: HostLifecycle;
 }
 
 /**
@@ -76,9 +80,19 @@ export async function withBrowserSession<T>(
 ): Promise<T> {
   const { signal, settings } = options;
   if (signal.aborted) throw abortError(signal);
-  const browser = await acquireBrowser(settings.executablePath);
+  const browser = await acquireBrowser(settings.executablePath, options.hostLifecycle);
   if (signal.aborted) throw abortError(signal);
-  const proxy = await startAllowlistProxy(settings.allowlist);
+  const refusedAddressOrigins = new Set<string>();
+  let current: BrowserSession | undefined;
+  const proxy = await startAllowlistProxy({
+    allowlist: settings.allowlist,
+    addressPolicy: settings.addressPolicy,
+    onRefused: (url, reason) => {
+      if (reason !== "address") return; // allowlist refusals are counted from the page's requests
+      refusedAddressOrigins.add(new URL(url).origin);
+      if (current !== undefined) current.blockedRequests += 1;
+    },
+  });
   let context: BrowserContext | undefined;
   const closeContext = () => context?.close().catch(() => undefined);
   signal.addEventListener("abort", closeContext, { once: true });
@@ -95,7 +109,14 @@ export async function withBrowserSession<T>(
     if (signal.aborted) throw abortError(signal);
     await context.addInitScript(DISABLE_WEBRTC);
     const page = await context.newPage();
-    const session: BrowserSession = { context, page, blockedRequests: 0, blockedNavigation: undefined };
+    const session: BrowserSession = {
+      context,
+      page,
+      blockedRequests: 0,
+      blockedNavigation: undefined,
+      refusedAddressOrigins,
+    };
+    current = session;
     watchRefusals(session, settings);
     return await work(session);
   } catch (error) {

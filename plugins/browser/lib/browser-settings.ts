@@ -1,4 +1,10 @@
-import { SkillboxError } from "@skillbox/core/handler";
+import {
+  type AddressPolicy,
+  createAddressPolicy,
+  isAddressEntry,
+  normalizeHost,
+  SkillboxError,
+} from "@skillbox/core/handler";
 import { z } from "zod";
 import { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";
 
@@ -11,6 +17,12 @@ export interface BrowserSettings {
   executablePath: string;
   /** Host patterns pages may load from: `example.com`, `*.example.com`, `127.0.0.1:8080`, `*`. */
   allowedHosts: string[];
+  /**
+   * Host names, IP addresses and CIDR ranges pages may reach although they are loopback, private,
+   * link-local or otherwise not public (default none: such addresses are refused even when the
+   * allowlist names the host, `*` included).
+   */
+  allowPrivate: string[];
   /** Root folder of the owners' workspaces (screenshot files); default `SKILLBOX_WORKSPACE_DIR`. */
   workspaceRoot?: string;
 }
@@ -18,17 +30,22 @@ export interface BrowserSettings {
 /** What the skill factories accept; omitted fields take their defaults (not the environment). */
 export type BrowserSettingsInput = Partial<BrowserSettings>;
 
-/** Settings after validation, with the allowlist compiled. */
+/** Settings after validation, with the allowlist and the address policy compiled. */
 export interface ResolvedBrowserSettings extends BrowserSettings {
   allowlist: HostAllowlist;
+  /** Refuses non-public addresses not listed in `allowPrivate`. */
+  addressPolicy: AddressPolicy;
 }
 
 /** How each setting is named in messages: the option and the environment variable behind it. */
 const SETTING_NAMES: Record<keyof BrowserSettings, string> = {
   executablePath: "`executablePath` (SKILLBOX_BROWSER_EXECUTABLE)",
   allowedHosts: "`allowedHosts` (SKILLBOX_BROWSER_ALLOWED_HOSTS)",
+  allowPrivate: "`allowPrivate` (SKILLBOX_BROWSER_ALLOW_PRIVATE)",
   workspaceRoot: "`workspaceRoot` (SKILLBOX_WORKSPACE_DIR)",
 };
+
+const HOST_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 
 const settingsSchema = z.object({
   executablePath: z
@@ -36,6 +53,15 @@ const settingsSchema = z.object({
     .min(1, "must not be empty")
     .default(DEFAULT_BROWSER_EXECUTABLE),
   allowedHosts: z.array(z.string({ error: "must be a list of strings" })).default([]),
+  allowPrivate: z
+    .array(
+      z
+        .string({ error: "must be a list of strings" })
+        .refine((entry) => isAddressEntry(normalizeHost(entry)) || HOST_NAME.test(normalizeHost(entry)), {
+          error: "must be host names, IP addresses or CIDR ranges such as localhost, 127.0.0.1 or 10.0.0.0/8",
+        }),
+    )
+    .default([]),
   workspaceRoot: z.string({ error: "must be a string" }).min(1, "must not be empty").optional(),
 });
 
@@ -68,7 +94,9 @@ export function resolveBrowserSettings(input: BrowserSettingsInput = {}): Resolv
   const resolved: ResolvedBrowserSettings = {
     executablePath: settings.executablePath,
     allowedHosts: settings.allowedHosts,
+    allowPrivate: settings.allowPrivate,
     allowlist,
+    addressPolicy: createAddressPolicy(settings.allowPrivate),
   };
   if (settings.workspaceRoot !== undefined) resolved.workspaceRoot = settings.workspaceRoot;
   return resolved;
@@ -89,6 +117,8 @@ function commaSeparated(value: string | undefined): string[] {
  *
  * - `SKILLBOX_BROWSER_EXECUTABLE` – the Chromium binary (default `/usr/bin/chromium`);
  * - `SKILLBOX_BROWSER_ALLOWED_HOSTS` – comma-separated host patterns (default none: every URL is refused);
+ * - `SKILLBOX_BROWSER_ALLOW_PRIVATE` – comma-separated host names, IP addresses and CIDR ranges
+ *   pages may reach although not public (default none: loopback and private ranges are refused);
  * - `SKILLBOX_WORKSPACE_DIR` – read by `ownerWorkspace` itself, so it is not copied here.
  */
 export function readBrowserSettings(env: NodeJS.ProcessEnv = process.env): ResolvedBrowserSettings {
@@ -96,6 +126,7 @@ export function readBrowserSettings(env: NodeJS.ProcessEnv = process.env): Resol
   return resolveBrowserSettings({
     executablePath: executable ? executable : DEFAULT_BROWSER_EXECUTABLE,
     allowedHosts: commaSeparated(env.SKILLBOX_BROWSER_ALLOWED_HOSTS),
+    allowPrivate: commaSeparated(env.SKILLBOX_BROWSER_ALLOW_PRIVATE),
   });
 }
 

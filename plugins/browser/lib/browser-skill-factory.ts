@@ -58,7 +58,12 @@ export function browserSkillFactory<Input extends z.ZodType<PageRequest>, Output
       definition.validate?.(request);
       assertAllowedUrl(definition.name, request.url, settings);
       await definition.prepare?.(request, settings, context);
-      const sessionOptions = { settings, signal: context.signal, viewport: request.viewport };
+      const sessionOptions = {
+        settings,
+        signal: context.signal,
+        viewport: request.viewport,
+        hostLifecycle: context.hostLifecycle,
+      };
       return withBrowserSession(sessionOptions, async (session) => {
         const status = await navigate(definition.name, session, request.url, request.waitUntil, settings);
         return definition.run(request, { session, settings, status }, context);

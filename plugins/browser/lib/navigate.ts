@@ -1,4 +1,5 @@
-import { SkillboxError } from "@skillbox/core/handler";
+import { lookup } from "node:dns/promises";
+import { type AddressRefusal, parseIpLiteral, SkillboxError } from "@skillbox/core/handler";
 import type { BrowserSession } from "./browser-session.js";
 import type { ResolvedBrowserSettings } from "./browser-settings.js";
 
@@ -7,6 +8,9 @@ export type WaitUntil = "load" | "domcontentloaded" | "networkidle";
 
 const ALLOWLIST_FIX =
   "add the host to SKILLBOX_BROWSER_ALLOWED_HOSTS (the `allowedHosts` setting), e.g. `example.com,*.example.com,127.0.0.1:8080`, or `*` for any host";
+
+const PRIVATE_FIX =
+  "list the host or its address in SKILLBOX_BROWSER_ALLOW_PRIVATE (the `allowPrivate` setting), e.g. `127.0.0.1` or `10.0.0.0/8`, to allow it";
 
 function hostOf(url: URL): string {
   return url.port === "" ? url.hostname : `${url.hostname}:${url.port}`;
@@ -52,6 +56,53 @@ export function assertAllowedUrl(skillName: string, rawUrl: string, settings: Re
   return url;
 }
 
+/** The refusal for the first of `url`'s addresses the policy refuses; `undefined` when all may be reached. */
+async function addressRefusal(
+  url: URL,
+  settings: ResolvedBrowserSettings,
+): Promise<AddressRefusal | undefined> {
+  const policy = settings.addressPolicy;
+  const host = url.hostname;
+  if (policy.isHostExempt(host)) return undefined;
+  if (parseIpLiteral(host) !== undefined) return policy.check(host, host);
+  // A name that does not resolve fails in the browser as any other unreachable host would.
+  const addresses = await lookup(host, { all: true }).catch(() => []);
+  for (const { address } of addresses) {
+    const refusal = policy.check(host, address);
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
+}
+
+/**
+ * Throws `URL_REFUSED` when `url`'s host is, or resolves to, a loopback, private, link-local or
+ * other non-public address not listed in `allowPrivate`, whatever the allowlist says (`*`
+ * included). The proxy enforces the same for every request and redirect hop; this check gives
+ * the top-level URL a clear error instead of a refusal page.
+ */
+export async function assertReachableAddress(
+  skillName: string,
+  rawUrl: string,
+  settings: ResolvedBrowserSettings,
+): Promise<void> {
+  const url = new URL(rawUrl);
+  const refusal = await addressRefusal(url, settings);
+  if (refusal === undefined) return;
+  throw new SkillboxError(
+    "URL_REFUSED",
+    `${skillName}: ${JSON.stringify(rawUrl)} leads to ${refusal.address} (${refusal.range}), which is not a public address, so it is refused; ${PRIVATE_FIX}`,
+    {
+      data: {
+        url: rawUrl,
+        host: hostOf(url),
+        address: refusal.address,
+        range: refusal.range,
+        reason: "private-address",
+      },
+    },
+  );
+}
+
 /**
  * The page's URL when it is an http(s) URL the allowlist refuses (a navigation the guard did not
  * see); other schemes (`about:blank`, Chromium's error page) are not places a page can load from.
@@ -71,7 +122,15 @@ export function assertNoRefusedNavigation(
   session: BrowserSession,
   settings: ResolvedBrowserSettings,
 ): void {
-  const refused = session.blockedNavigation ?? outsideAllowlist(session.page.url(), settings);
+  const pageUrl = session.page.url();
+  if (/^https?:/i.test(pageUrl) && session.refusedAddressOrigins.has(new URL(pageUrl).origin)) {
+    throw new SkillboxError(
+      "URL_REFUSED",
+      `${skillName}: the page went to ${JSON.stringify(pageUrl)}, whose address is not public, so it was stopped; ${PRIVATE_FIX}`,
+      { data: { url: pageUrl, host: hostOf(new URL(pageUrl)), reason: "private-address" } },
+    );
+  }
+  const refused = session.blockedNavigation ?? outsideAllowlist(pageUrl, settings);
   if (refused === undefined) return;
   let host = refused;
   try {
@@ -89,7 +148,7 @@ export function assertNoRefusedNavigation(
 /**
  * Opens `url` in the session's page and returns the main response's HTTP status (`null` when
  * there was none). No Playwright timeout applies: the execution's signal bounds it. A refused
- * redirect is `URL_REFUSED`; a network failure is a retryable `UPSTREAM_ERROR`.
+ * host, non-public address or redirect is `URL_REFUSED`; a network failure is a retryable `UPSTREAM_ERROR`.
  */
 export async function navigate(
   skillName: string,
@@ -99,6 +158,7 @@ export async function navigate(
   settings: ResolvedBrowserSettings,
 ): Promise<number | null> {
   assertAllowedUrl(skillName, url, settings);
+  await assertReachableAddress(skillName, url, settings);
   let status: number | null;
   try {
     const response = await session.page.goto(url, { waitUntil, timeout: 0 });

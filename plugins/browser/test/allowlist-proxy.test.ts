@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
+import { createAddressPolicy } from "@skillbox/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AllowlistProxy, startAllowlistProxy } from "../lib/allowlist-proxy.ts";
 import { createHostAllowlist } from "../lib/host-allowlist.ts";
@@ -35,8 +36,26 @@ afterAll(async () => {
   await other?.close();
 });
 
-async function proxyFor(refused: string[]): Promise<AllowlistProxy> {
-  const proxy = await startAllowlistProxy(createHostAllowlist([allowed.host]), (url) => refused.push(url));
+/** The test servers all listen on loopback, which the proxy reaches only when told to. */
+const LOOPBACK_ALLOWED = createAddressPolicy(["127.0.0.1"]);
+
+async function proxyFor(refused: string[], patterns = [allowed.host]): Promise<AllowlistProxy> {
+  const proxy = await startAllowlistProxy({
+    allowlist: createHostAllowlist(patterns),
+    addressPolicy: LOOPBACK_ALLOWED,
+    onRefused: (url) => refused.push(url),
+  });
+  proxies.push(proxy);
+  return proxy;
+}
+
+/** A proxy whose allowlist is `*` and whose address policy allows `allowPrivate` only. */
+async function anyHostProxy(allowPrivate: string[], refused: string[] = []): Promise<AllowlistProxy> {
+  const proxy = await startAllowlistProxy({
+    allowlist: createHostAllowlist(["*"]),
+    addressPolicy: createAddressPolicy(allowPrivate),
+    onRefused: (url, reason) => refused.push(`${reason} ${url}`),
+  });
   proxies.push(proxy);
   return proxy;
 }
@@ -117,7 +136,10 @@ describe("startAllowlistProxy", () => {
         response.end("ok");
       },
     });
-    const proxy = await startAllowlistProxy(createHostAllowlist([vhosts.host]));
+    const proxy = await startAllowlistProxy({
+      allowlist: createHostAllowlist([vhosts.host]),
+      addressPolicy: LOOPBACK_ALLOWED,
+    });
     proxies.push(proxy);
     const { hostname, port } = new URL(proxy.server);
     const request = httpRequest({
@@ -142,15 +164,51 @@ describe("startAllowlistProxy", () => {
     });
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
     const { port } = upstream.address() as AddressInfo;
-    const proxy = await startAllowlistProxy(createHostAllowlist([`127.0.0.1:${port}`]));
+    const proxy = await startAllowlistProxy({
+      allowlist: createHostAllowlist([`127.0.0.1:${port}`]),
+      addressPolicy: LOOPBACK_ALLOWED,
+    });
     proxies.push(proxy);
     const response = await getThrough(proxy, `http://127.0.0.1:${port}/`);
     await new Promise<void>((resolve) => upstream.close(() => resolve()));
     expect(response.status).toBe(502);
   });
 
+  it("refuses loopback under the allowlist `*` without contacting it, by IP and by name, plain and tunnelled", async () => {
+    const refused: string[] = [];
+    const proxy = await anyHostProxy([], refused);
+    const byAddress = await getThrough(proxy, other.url("/secret"));
+    expect(byAddress.status).toBe(403);
+    expect(byAddress.body).toContain("SKILLBOX_BROWSER_ALLOW_PRIVATE");
+    const port = new URL(other.origin).port;
+    // `localhost` is a name: refused on the address it resolves to.
+    expect((await getThrough(proxy, `http://localhost:${port}/secret`)).status).toBe(403);
+    for (const authority of [other.host, `localhost:${port}`]) {
+      const { status, socket } = await connectThrough(proxy, authority);
+      socket.destroy();
+      expect(status).toBe(403);
+    }
+    expect(other.requests).toEqual([]);
+    expect(refused).toEqual([
+      `address ${other.url("/secret")}`,
+      `address http://localhost:${port}/secret`,
+      `address https://${other.host}/`,
+      `address https://localhost:${port}/`,
+    ]);
+  });
+
+  it("reaches loopback under the allowlist `*` once SKILLBOX_BROWSER_ALLOW_PRIVATE lists it", async () => {
+    const proxy = await anyHostProxy(["127.0.0.1"]);
+    const response = await getThrough(proxy, allowed.url("/"));
+    expect(response.status).toBe(200);
+    expect(response.body).toBe("hello through the proxy");
+  });
+
   it("cuts open tunnels when closed", async () => {
-    const proxy = await startAllowlistProxy(createHostAllowlist([allowed.host]));
+    const proxy = await startAllowlistProxy({
+      allowlist: createHostAllowlist([allowed.host]),
+      addressPolicy: LOOPBACK_ALLOWED,
+    });
     const { socket } = await connectThrough(proxy, allowed.host);
     const closed = once(socket, "close");
     await proxy.close();

@@ -62,7 +62,8 @@ afterEach(() => {
 });
 
 function hostAllowingSite(): Promise<TemporaryHost> {
-  return bed.host({ allowedHosts: [site.host] });
+  // The page server is on loopback, which pages reach only when allowPrivate lists it.
+  return bed.host({ allowedHosts: [site.host], allowPrivate: ["127.0.0.1"] });
 }
 
 describe("browser pool", () => {

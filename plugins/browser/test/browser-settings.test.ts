@@ -24,6 +24,23 @@ describe("readBrowserSettings", () => {
     expect(settings.allowlist.allows("https://a.example.org/")).toBe(true);
   });
 
+  it("refuses non-public addresses unless SKILLBOX_BROWSER_ALLOW_PRIVATE lists them", () => {
+    expect(readBrowserSettings({}).addressPolicy.check("intranet", "10.1.2.3")).toMatchObject({
+      range: "private",
+    });
+    const settings = readBrowserSettings({ SKILLBOX_BROWSER_ALLOW_PRIVATE: "10.0.0.0/8, localhost" });
+    expect(settings.allowPrivate).toEqual(["10.0.0.0/8", "localhost"]);
+    expect(settings.addressPolicy.check("intranet", "10.1.2.3")).toBeUndefined();
+    expect(settings.addressPolicy.isHostExempt("localhost")).toBe(true);
+    expect(settings.addressPolicy.check("intranet", "192.168.0.1")).toMatchObject({ range: "private" });
+    expect(() => readBrowserSettings({ SKILLBOX_BROWSER_ALLOW_PRIVATE: "http://10.0.0.1/" })).toThrow(
+      expect.objectContaining({
+        code: "CONFIG_INVALID",
+        message: expect.stringContaining("SKILLBOX_BROWSER_ALLOW_PRIVATE"),
+      }),
+    );
+  });
+
   it("throws CONFIG_INVALID naming the variable for a malformed host pattern", () => {
     expect(() => readBrowserSettings({ SKILLBOX_BROWSER_ALLOWED_HOSTS: "https://example.com/" })).toThrow(
       expect.objectContaining({

@@ -47,7 +47,8 @@ beforeAll(async () => {
 });
 
 function hostAllowingSite(): Promise<TemporaryHost> {
-  return bed.host({ allowedHosts: [site.host] });
+  // The page servers are on loopback, which pages reach only when allowPrivate lists it.
+  return bed.host({ allowedHosts: [site.host], allowPrivate: ["127.0.0.1"] });
 }
 
 describe("browser.extract", () => {
@@ -180,6 +181,37 @@ describe("browser.extract host allowlist", () => {
     expect(execution.output).toMatchObject({ text: "undefined" });
   });
 
+  it("refuses a loopback page under the allowlist `*` without reaching it, unless allowPrivate lists it", async () => {
+    const before = site.requests.length;
+    for (const url of [site.url("/"), `http://localhost:${new URL(site.origin).port}/`]) {
+      const refused = await (await bed.host({ allowedHosts: ["*"] })).executor.execute("browser.extract", {
+        url,
+      });
+      expect(refused.error?.code, url).toBe("URL_REFUSED");
+      expect(refused.error?.message, url).toContain("SKILLBOX_BROWSER_ALLOW_PRIVATE");
+      expect(refused.error?.data, url).toMatchObject({ reason: "private-address" });
+    }
+    expect(site.requests.length).toBe(before);
+    const host = await bed.host({ allowedHosts: ["*"], allowPrivate: ["127.0.0.1"] });
+    const allowed = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(allowed.status).toBe("success");
+    expect(site.requests.slice(before)).toContain("GET /");
+  });
+
+  it("refuses a redirect from an allowed page to a loopback address allowPrivate does not list", async () => {
+    // 127.0.0.1 is allowed; the redirect goes to 127.0.0.2, another loopback address.
+    const target = await bed.pageServer({ "/": "<title>Second</title>second" }, "127.0.0.2");
+    const redirecting = await bed.pageServer({
+      "/": (_request, response) => response.writeHead(302, { location: target.url("/") }).end(),
+    });
+    const host = await bed.host({ allowedHosts: ["*"], allowPrivate: ["127.0.0.1"] });
+    const execution = await host.executor.execute("browser.extract", { url: redirecting.url("/") });
+    expect(execution.error?.code).toBe("URL_REFUSED");
+    expect(execution.error?.data).toMatchObject({ reason: "private-address" });
+    expect(redirecting.requests).toEqual(["GET /"]);
+    expect(target.requests).toEqual([]);
+  });
+
   it("refuses a redirect to a host outside the allowlist without reaching it", async () => {
     const host = await hostAllowingSite();
     const before = outside.requests.length;
@@ -195,6 +227,7 @@ describe("createExtractSkill", () => {
   it("fails with BROWSER_UNAVAILABLE naming the missing executable and the fix", async () => {
     const host = await bed.host({
       allowedHosts: [site.host],
+      allowPrivate: ["127.0.0.1"],
       executablePath: "/nonexistent/chromium",
     });
     const execution = await host.executor.execute("browser.extract", { url: site.url("/") });
@@ -216,7 +249,11 @@ describe("browser.extract default export", () => {
   const saved = { ...process.env };
 
   afterEach(() => {
-    for (const name of ["SKILLBOX_BROWSER_ALLOWED_HOSTS", "SKILLBOX_BROWSER_EXECUTABLE"]) {
+    for (const name of [
+      "SKILLBOX_BROWSER_ALLOWED_HOSTS",
+      "SKILLBOX_BROWSER_ALLOW_PRIVATE",
+      "SKILLBOX_BROWSER_EXECUTABLE",
+    ]) {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];
     }
@@ -228,8 +265,26 @@ describe("browser.extract default export", () => {
     const refused = await host.executor.execute("browser.extract", { url: site.url("/") });
     expect(refused.error?.code).toBe("URL_REFUSED");
     process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS = `example.com, ${site.host}`;
+    process.env.SKILLBOX_BROWSER_ALLOW_PRIVATE = "127.0.0.1";
     const allowed = await host.executor.execute("browser.extract", { url: site.url("/") });
     expect(allowed.status).toBe("success");
+  });
+
+  it("refuses loopback under SKILLBOX_BROWSER_ALLOWED_HOSTS=* until SKILLBOX_BROWSER_ALLOW_PRIVATE lists it", async () => {
+    const host = await bed.host();
+    process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS = "*";
+    delete process.env.SKILLBOX_BROWSER_ALLOW_PRIVATE;
+    const before = site.requests.length;
+    const refused = await host.executor.execute("browser.extract", { url: site.url("/") });
+    expect(refused.error?.code).toBe("URL_REFUSED");
+    expect(site.requests.length).toBe(before);
+    process.env.SKILLBOX_BROWSER_ALLOW_PRIVATE = "127.0.0.0/8";
+    expect((await host.executor.execute("browser.extract", { url: site.url("/") })).status).toBe("success");
+    process.env.SKILLBOX_BROWSER_ALLOW_PRIVATE = "not a host";
+    expect((await host.executor.execute("browser.extract", { url: site.url("/") })).error).toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining("SKILLBOX_BROWSER_ALLOW_PRIVATE"),
+    });
   });
 
   it("reports a malformed variable as CONFIG_INVALID naming it", async () => {

@@ -37,7 +37,7 @@ afterEach(() => {
 
 function hostAllowingSite(): Promise<TemporaryHost> {
   workspaceRoot = mkdtempSync(join(tmpdir(), "skillbox-browser-workspaces-"));
-  return bed.host({ allowedHosts: [site.host], workspaceRoot });
+  return bed.host({ allowedHosts: [site.host], allowPrivate: ["127.0.0.1"], workspaceRoot });
 }
 
 function decode(output: ScreenshotOutput): Buffer {

@@ -12,13 +12,25 @@ export interface FileWorkspaceSettings {
   maxWorkspaceBytes: number;
   /** Most entries one `list` returns (`SKILLBOX_WORKSPACE_LIST_LIMIT`, default 1000). */
   listLimit: number;
+  /** Most files and folders (together) in one owner's workspace (`SKILLBOX_WORKSPACE_MAX_ENTRIES`, default 10000). */
+  maxEntries: number;
+  /** Most path segments of a workspace path, folders and file name together (`SKILLBOX_WORKSPACE_MAX_DEPTH`, default 32). */
+  maxDepth: number;
 }
+
+/**
+ * What every file and folder costs toward `maxWorkspaceBytes` on top of its content: one disk
+ * block. Without it, thousands of empty folders (megabytes of disk) would count as nothing.
+ */
+export const WORKSPACE_ENTRY_BYTES = 4096;
 
 /** The built-in defaults, used for every setting neither the environment nor the factory sets. */
 export const DEFAULT_FILE_WORKSPACE_SETTINGS: Readonly<Omit<FileWorkspaceSettings, "root">> = Object.freeze({
   maxFileBytes: 1024 * 1024,
   maxWorkspaceBytes: 100 * 1024 * 1024,
   listLimit: 1000,
+  maxEntries: 10_000,
+  maxDepth: 32,
 });
 
 const DEFAULT_ROOT = ".skillbox/workspaces";
@@ -31,6 +43,8 @@ const settingsSchema = z
     maxFileBytes: positiveInteger.optional(),
     maxWorkspaceBytes: positiveInteger.optional(),
     listLimit: positiveInteger.optional(),
+    maxEntries: positiveInteger.optional(),
+    maxDepth: positiveInteger.optional(),
   })
   .strict();
 
@@ -40,7 +54,14 @@ const ENVIRONMENT_NAMES: Record<keyof FileWorkspaceSettings, string> = {
   maxFileBytes: "SKILLBOX_WORKSPACE_MAX_FILE_BYTES",
   maxWorkspaceBytes: "SKILLBOX_WORKSPACE_MAX_BYTES",
   listLimit: "SKILLBOX_WORKSPACE_LIST_LIMIT",
+  maxEntries: "SKILLBOX_WORKSPACE_MAX_ENTRIES",
+  maxDepth: "SKILLBOX_WORKSPACE_MAX_DEPTH",
 };
+
+/** The name of the environment variable of a setting, for messages. */
+export function settingVariable(key: keyof FileWorkspaceSettings): string {
+  return ENVIRONMENT_NAMES[key];
+}
 
 function integerFromEnvironment(
   env: NodeJS.ProcessEnv,
@@ -73,7 +94,7 @@ export function resolveFileWorkspaceSettings(
     const field = issue?.path.join(".") || "settings";
     throw new SkillboxError(
       "CONFIG_INVALID",
-      `file-workspace: \`${field}\` ${issue?.message ?? "is invalid"}; byte sizes and listLimit must be positive whole numbers, root a non-empty folder path`,
+      `file-workspace: \`${field}\` ${issue?.message ?? "is invalid"}; byte sizes, listLimit, maxEntries and maxDepth must be positive whole numbers, root a non-empty folder path`,
       { data: { field } },
     );
   }
@@ -86,8 +107,9 @@ export function resolveFileWorkspaceSettings(
 
 /**
  * Reads the settings from environment variables: `SKILLBOX_WORKSPACE_DIR`,
- * `SKILLBOX_WORKSPACE_MAX_FILE_BYTES`, `SKILLBOX_WORKSPACE_MAX_BYTES` and
- * `SKILLBOX_WORKSPACE_LIST_LIMIT`. Unset or empty variables take the defaults; a malformed one
+ * `SKILLBOX_WORKSPACE_MAX_FILE_BYTES`, `SKILLBOX_WORKSPACE_MAX_BYTES`,
+ * `SKILLBOX_WORKSPACE_LIST_LIMIT`, `SKILLBOX_WORKSPACE_MAX_ENTRIES` and
+ * `SKILLBOX_WORKSPACE_MAX_DEPTH`. Unset or empty variables take the defaults; a malformed one
  * throws `CONFIG_INVALID` naming the variable and the fix.
  */
 export function readFileWorkspaceSettings(env: NodeJS.ProcessEnv = process.env): FileWorkspaceSettings {
@@ -97,5 +119,7 @@ export function readFileWorkspaceSettings(env: NodeJS.ProcessEnv = process.env):
     maxFileBytes: integerFromEnvironment(env, "maxFileBytes"),
     maxWorkspaceBytes: integerFromEnvironment(env, "maxWorkspaceBytes"),
     listLimit: integerFromEnvironment(env, "listLimit"),
+    maxEntries: integerFromEnvironment(env, "maxEntries"),
+    maxDepth: integerFromEnvironment(env, "maxDepth"),
   });
 }

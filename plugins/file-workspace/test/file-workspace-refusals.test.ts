@@ -109,7 +109,9 @@ describe("file-workspace refusals", () => {
     ]) {
       const execution = await host.execute(input);
       expect(execution.error?.code, input.operation).toBe("PATH_REFUSED");
-      expect(execution.error?.message, input.operation).toContain("too long");
+      // A write of 500 levels meets the depth cap before the file system's length limit.
+      const expected = input.operation === "write" ? /depth cap/ : /too long/;
+      expect(execution.error?.message, input.operation).toMatch(expected);
       expect(execution.error?.message, input.operation).not.toContain(host.root);
     }
   });
@@ -167,7 +169,8 @@ describe("file-workspace refusals", () => {
   });
 
   it("refuses a write that would take the workspace over its total cap", async () => {
-    const { execute } = workspaceHost({ maxFileBytes: 100, maxWorkspaceBytes: 150 });
+    // Each file also costs a 4 KiB block: two files of 150 bytes together fit, 160 do not.
+    const { execute } = workspaceHost({ maxFileBytes: 100, maxWorkspaceBytes: 2 * 4096 + 150 });
     await execute({ operation: "write", path: "a.txt", content: "x".repeat(100) });
     const over = await execute({ operation: "write", path: "b.txt", content: "x".repeat(60) });
     expect(over.error?.code).toBe("SIZE_LIMIT_EXCEEDED");
@@ -182,7 +185,7 @@ describe("file-workspace refusals", () => {
   });
 
   it("counts each owner's total separately", async () => {
-    const { execute } = workspaceHost({ maxFileBytes: 100, maxWorkspaceBytes: 100 });
+    const { execute } = workspaceHost({ maxFileBytes: 100, maxWorkspaceBytes: 4096 + 100 });
     await execute({ operation: "write", path: "a.txt", content: "x".repeat(100) }, "alice");
     expect(
       (await execute({ operation: "write", path: "a.txt", content: "x".repeat(100) }, "bob")).status,

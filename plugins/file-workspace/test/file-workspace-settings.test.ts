@@ -25,6 +25,8 @@ describe("readFileWorkspaceSettings", () => {
       maxFileBytes: 1024 * 1024,
       maxWorkspaceBytes: 100 * 1024 * 1024,
       listLimit: 1000,
+      maxEntries: 10_000,
+      maxDepth: 32,
     });
   });
 
@@ -35,18 +37,30 @@ describe("readFileWorkspaceSettings", () => {
         SKILLBOX_WORKSPACE_MAX_FILE_BYTES: "2048",
         SKILLBOX_WORKSPACE_MAX_BYTES: "4096",
         SKILLBOX_WORKSPACE_LIST_LIMIT: "5",
+        SKILLBOX_WORKSPACE_MAX_ENTRIES: "50",
+        SKILLBOX_WORKSPACE_MAX_DEPTH: "4",
       }),
-    ).toEqual({ root: "/srv/workspaces", maxFileBytes: 2048, maxWorkspaceBytes: 4096, listLimit: 5 });
+    ).toEqual({
+      root: "/srv/workspaces",
+      maxFileBytes: 2048,
+      maxWorkspaceBytes: 4096,
+      listLimit: 5,
+      maxEntries: 50,
+      maxDepth: 4,
+    });
   });
 
   it("refuses a malformed number with CONFIG_INVALID naming the variable", () => {
-    for (const value of ["abc", "-1", "0", "1.5", "1e3"]) {
-      expect(() => readFileWorkspaceSettings({ SKILLBOX_WORKSPACE_MAX_FILE_BYTES: value })).toThrow(
-        expect.objectContaining({
-          code: "CONFIG_INVALID",
-          message: expect.stringContaining("SKILLBOX_WORKSPACE_MAX_FILE_BYTES"),
-        }),
-      );
+    for (const name of [
+      "SKILLBOX_WORKSPACE_MAX_FILE_BYTES",
+      "SKILLBOX_WORKSPACE_MAX_ENTRIES",
+      "SKILLBOX_WORKSPACE_MAX_DEPTH",
+    ]) {
+      for (const value of ["abc", "-1", "0", "1.5", "1e3"]) {
+        expect(() => readFileWorkspaceSettings({ [name]: value })).toThrow(
+          expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining(name) }),
+        );
+      }
     }
   });
 });

@@ -1,7 +1,10 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import {
+  type AddressPolicy,
+  type AddressRefusal,
+  createGuardedLookup,
+  parseIpLiteral,
+} from "@skillbox/core/handler";
 import { Agent, buildConnector } from "undici";
-import type { AddressPolicy, AddressRefusal } from "./address-policy.js";
-import { parseIpLiteral } from "./classify-address.js";
 
 /** Thrown inside the connector when the SSRF guard refuses an address; never leaves this package. */
 export class AddressRefusedError extends Error {
@@ -18,12 +21,6 @@ export interface GuardedAgent {
   refusal(): AddressRefusal | undefined;
 }
 
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
 /**
  * Creates a fresh Agent (one per execution, so no connection outlives the checks made for it) whose
  * connector checks every address right before connecting: IP literals directly, host names through
@@ -38,23 +35,7 @@ export function createGuardedAgent(policy: AddressPolicy): GuardedAgent {
     return new AddressRefusedError(refusal);
   };
 
-  const guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      if (!policy.isHostExempt(hostname)) {
-        for (const { address } of addresses) {
-          const refusal = policy.check(hostname, address);
-          if (refusal) return callback(refuse(refusal) as NodeJS.ErrnoException, []);
-        }
-      }
-      // net asks for all addresses when it races IPv4 and IPv6 (autoSelectFamily), otherwise for one.
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first)
-        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
-      return callback(null, first.address, first.family);
-    });
-  };
+  const guardedLookup = createGuardedLookup(policy, refuse);
 
   const connectWithLookup = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);
   const connect: buildConnector.connector = (options, callback) => {

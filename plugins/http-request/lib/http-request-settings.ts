@@ -1,7 +1,6 @@
-import { SkillboxError } from "@skillbox/core/handler";
+import { normalizeHost, SkillboxError } from "@skillbox/core/handler";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { normalizeHost } from "./address-policy.js";
 import { HOP_BY_HOP_HEADERS } from "./request-headers.js";
 
 /** How the `http-request` skill is configured; every field has a safe default. */

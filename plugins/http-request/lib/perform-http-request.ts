@@ -1,6 +1,5 @@
-import { SkillboxError, type SkillContext } from "@skillbox/core/handler";
+import { createAddressPolicy, SkillboxError, type SkillContext } from "@skillbox/core/handler";
 import type { Response } from "undici";
-import { createAddressPolicy } from "./address-policy.js";
 import { createGuardedAgent } from "./guarded-agent.js";
 import type { HttpRequestInput, HttpRequestOutput } from "./http-request-schemas.js";
 import { HTTP_REQUEST_ENVIRONMENT, type HttpRequestSettings } from "./http-request-settings.js";

@@ -1,6 +1,5 @@
-import { SkillboxError } from "@skillbox/core/handler";
+import { type AddressPolicy, SkillboxError } from "@skillbox/core/handler";
 import { fetch, type Response } from "undici";
-import type { AddressPolicy } from "./address-policy.js";
 import type { GuardedAgent } from "./guarded-agent.js";
 import { HTTP_REQUEST_ENVIRONMENT } from "./http-request-settings.js";
 import { withoutCredentials } from "./request-headers.js";

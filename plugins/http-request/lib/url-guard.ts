@@ -1,6 +1,9 @@
-import { SkillboxError } from "@skillbox/core/handler";
-import type { AddressPolicy, AddressRefusal } from "./address-policy.js";
-import { parseIpLiteral } from "./classify-address.js";
+import {
+  type AddressPolicy,
+  type AddressRefusal,
+  parseIpLiteral,
+  SkillboxError,
+} from "@skillbox/core/handler";
 import { HTTP_REQUEST_ENVIRONMENT } from "./http-request-settings.js";
 
 const SCHEMES = new Set(["http:", "https:"]);

@@ -1,6 +1,6 @@
+import { createAddressPolicy } from "@skillbox/core";
 import { fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAddressPolicy } from "../lib/address-policy.ts";
 import { AddressRefusedError, createGuardedAgent, type GuardedAgent } from "../lib/guarded-agent.ts";
 import { type RecordingServer, startRecordingServer } from "./helpers/recording-server.js";
 

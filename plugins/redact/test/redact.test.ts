@@ -114,6 +114,30 @@ describe("redact plugin", () => {
     });
   });
 
+  it("stores input nested under a `__proto__` key, masked like any other object", async () => {
+    const host = createTemporaryHost();
+    hosts.push(host);
+    host.executor.use(createRedactInterceptor());
+    register(host, "sees");
+    let seen: unknown;
+    host.executor.registerHandler("sees", (input: Record<string, unknown>) => {
+      seen = input;
+      return JSON.parse('{"__proto__":{"token":"t-1","kept":true}}');
+    });
+    const input = JSON.parse('{"a":1,"__proto__":{"secret":"x","visible":"y"}}');
+
+    const execution = await host.executor.execute("sees", input);
+    const stored = host.executor.getExecution(execution.id);
+
+    // The handler got an own property named `__proto__`, not a prototype.
+    expect(Object.hasOwn(seen as object, "__proto__")).toBe(true);
+    expect(JSON.stringify(stored?.input)).toBe('{"a":1,"__proto__":{"secret":"[REDACTED]","visible":"y"}}');
+    expect(Object.hasOwn(stored?.input as object, "__proto__")).toBe(true);
+    expect(JSON.stringify(stored?.output)).toBe('{"__proto__":{"token":"[REDACTED]","kept":true}}');
+    // What the caller holds is untouched.
+    expect(JSON.stringify(input)).toBe('{"a":1,"__proto__":{"secret":"x","visible":"y"}}');
+  });
+
   it("exports the default key list", () => {
     expect(DEFAULT_REDACTED_KEYS).toEqual([
       "password",

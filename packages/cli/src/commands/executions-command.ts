@@ -1,4 +1,9 @@
-import { EXECUTION_STATUSES, type ExecutionStatus, type SkillExecution } from "@skillbox/core";
+import {
+  EXECUTION_STATUSES,
+  type ExecutionStatus,
+  type ExecutionSummary,
+  SkillboxError,
+} from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
 import { formatTable } from "../terminal/format-table.js";
 import type { Colors } from "../terminal/terminal.js";
@@ -32,26 +37,42 @@ function parseLimit(value: string): number {
   return limit;
 }
 
-function statusCell(execution: SkillExecution, colors: Colors): string {
+function statusCell(execution: ExecutionSummary, colors: Colors): string {
   if (execution.status === "success") return colors.green(execution.status);
   if (execution.status === "running" || execution.status === "pending") return colors.cyan(execution.status);
   return colors.red(execution.error ? `${execution.status} ${execution.error.code}` : execution.status);
 }
 
-/** `skillbox executions`: the audit trail, newest first. */
+/**
+ * `skillbox executions`: the audit trail, newest first, as summaries (bodies as previews);
+ * `skillbox executions <id>` prints one execution's full record as JSON.
+ */
 export function registerExecutionsCommand(program: Command, context: CommandContext): void {
   program
     .command("executions")
-    .description("list recorded executions, newest first")
+    .description("list recorded executions, newest first; with an id, print that one in full")
+    .argument("[id]", "an execution id: print its full record (input and output included) as JSON")
     .option("--skill <name>", "only executions of this skill")
     .option("--status <status>", `only these statuses (comma-separated: ${STATUSES.join(", ")})`, parseStatus)
     .option("--owner <id>", "only executions by this caller")
     .option("--limit <count>", "how many to show (1-1000)", parseLimit, 20)
-    .option("--json", "print the execution records as JSON")
-    .action(async (options: ExecutionsOptions, command: Command) => {
+    .option("--json", "print the execution summaries as JSON (bodies as previews)")
+    .action(async (id: string | undefined, options: ExecutionsOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
+      if (id !== undefined) {
+        const execution = await withHost(config, async (host) => host.executor.getExecution(id));
+        if (execution === undefined) {
+          throw new SkillboxError(
+            "EXECUTION_NOT_FOUND",
+            `no execution "${id}"; \`skillbox executions\` lists the recorded ones`,
+          );
+        }
+        context.terminal.printJson(execution);
+        return;
+      }
       const executions = await withHost(config, async (host) =>
-        host.executor.listExecutions({
+        // Summaries: a page of full records of big bodies would be held in memory at once.
+        host.executor.listExecutionSummaries({
           skill: options.skill,
           status: options.status,
           owner: options.owner,

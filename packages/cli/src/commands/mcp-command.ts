@@ -56,7 +56,7 @@ export function registerMcpCommand(program: Command, context: CommandContext): v
           loaded.loader.close();
         }
       } finally {
-        await host.close();
+        await host.close({ graceMs: config.executor.shutdownGraceMs });
         shutdown.dispose();
         restoreConsole();
       }

@@ -30,7 +30,7 @@ export function registerRunCommand(program: Command, context: CommandContext): v
     .argument("<skill>", "skill name, optionally with a version range (echo@^1)")
     .option("--input <json>", "the input as JSON")
     .option("--input-file <file>", "read the input JSON from a file (- for stdin)")
-    .option("--timeout <ms>", "per-attempt timeout", parseMilliseconds)
+    .option("--timeout <ms>", "per-attempt timeout; can only lower the skill's own", parseMilliseconds)
     .option("--session <id>", "session id recorded with the execution")
     .option("--json", "print the whole execution record")
     .action(async (reference: string, options: RunOptions, command: Command) => {

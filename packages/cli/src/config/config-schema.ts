@@ -7,6 +7,20 @@ const port = z
   .min(0, "must be 0 (any free port) or more")
   .max(65535, "must be at most 65535");
 
+/** The largest delay a Node timer honours (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const milliseconds = z
+  .number({ error: "must be a number of milliseconds" })
+  .int("must be a whole number of milliseconds")
+  .max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} milliseconds`);
+
+/** The schema of `executor.maxAttemptTimeoutMs`, also used for `SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS`. */
+export const maxAttemptTimeoutSchema = milliseconds.positive("must be a positive number of milliseconds");
+
+/** The schema of `executor.shutdownGraceMs`, also used for `SKILLBOX_SHUTDOWN_GRACE_MS`. */
+export const shutdownGraceSchema = milliseconds.min(0, "must be 0 or more milliseconds");
+
 /**
  * Zod schema of a config file's default export. Unknown fields are errors, so a typo such as
  * `dir` is reported instead of silently ignored.
@@ -31,6 +45,16 @@ export const configSchema = z
               })
               .optional(),
             maxBodyBytes: z.number().int().positive("must be a positive number of bytes").optional(),
+          },
+          { error: "must be an object" },
+        )
+        .strict()
+        .optional(),
+      executor: z
+        .object(
+          {
+            maxAttemptTimeoutMs: maxAttemptTimeoutSchema.optional(),
+            shutdownGraceMs: shutdownGraceSchema.optional(),
           },
           { error: "must be an object" },
         )

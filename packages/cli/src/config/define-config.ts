@@ -15,6 +15,20 @@ export interface SkillboxServerConfig {
   maxBodyBytes?: number;
 }
 
+/** The `executor` block of {@link SkillboxConfig}: limits on how long executions may hold the host. */
+export interface SkillboxExecutorConfig {
+  /**
+   * Ceiling on every attempt's timeout, a skill's own `timeoutMs` included (default: none). A
+   * caller's `timeoutMs` can only lower a skill's timeout. `SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS` wins over it.
+   */
+  maxAttemptTimeoutMs?: number;
+  /**
+   * How long `skillbox serve`, `dev` and `mcp` wait for running executions when asked to stop
+   * before cancelling them, recorded `cancelled` (default 10 000). `SKILLBOX_SHUTDOWN_GRACE_MS` wins over it.
+   */
+  shutdownGraceMs?: number;
+}
+
 /** The `sandbox` block of {@link SkillboxConfig}: how `runtime: "container"` skills run. */
 export interface SkillboxSandboxConfig {
   /** The sandbox provider (`podman`, `docker`, `bwrap`, …); default: `SKILLBOX_SANDBOX_RUNTIME`, else the first installed. */
@@ -36,6 +50,7 @@ export interface SkillboxConfig {
   /** Owner of the loaded skills, and the caller the CLI runs skills as (default: loaded skills are global, `system`). */
   owner?: string;
   server?: SkillboxServerConfig;
+  executor?: SkillboxExecutorConfig;
   sandbox?: SkillboxSandboxConfig;
 }
 

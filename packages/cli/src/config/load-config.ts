@@ -5,7 +5,12 @@ import { formatZodIssues, resolveDatabasePath, SkillboxError } from "@skillbox/c
 import { displayPath } from "@skillbox/loader";
 import type { SandboxProviderName } from "@skillbox/sandbox";
 import { createJiti } from "jiti";
-import { configSchema, type ValidatedConfig } from "./config-schema.js";
+import {
+  configSchema,
+  maxAttemptTimeoutSchema,
+  shutdownGraceSchema,
+  type ValidatedConfig,
+} from "./config-schema.js";
 
 /** Config file names looked for in the working directory, in this order. */
 export const CONFIG_FILE_NAMES = [
@@ -14,6 +19,9 @@ export const CONFIG_FILE_NAMES = [
   "skillbox.config.mjs",
   "skillbox.config.js",
 ];
+
+/** How long serve, dev and mcp wait for running executions on shutdown when nothing says otherwise. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /** What the command line contributes to the config. */
 export interface ConfigOverrides {
@@ -42,6 +50,12 @@ export interface ResolvedConfig {
     host: string | undefined;
     apiKeys: Record<string, string> | undefined;
     maxBodyBytes: number | undefined;
+  };
+  executor: {
+    /** Ceiling on every attempt's timeout (undefined: none). */
+    maxAttemptTimeoutMs: number | undefined;
+    /** Milliseconds running executions get on shutdown before they are cancelled. */
+    shutdownGraceMs: number;
   };
   sandbox: { runtime: SandboxProviderName | undefined; warmPoolSize: number; image: string | undefined };
 }
@@ -78,12 +92,36 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
       apiKeys: fileConfig.server?.apiKeys,
       maxBodyBytes: fileConfig.server?.maxBodyBytes,
     },
+    executor: {
+      maxAttemptTimeoutMs:
+        millisecondsFromEnvironment("SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS", maxAttemptTimeoutSchema) ??
+        fileConfig.executor?.maxAttemptTimeoutMs,
+      shutdownGraceMs:
+        millisecondsFromEnvironment("SKILLBOX_SHUTDOWN_GRACE_MS", shutdownGraceSchema) ??
+        fileConfig.executor?.shutdownGraceMs ??
+        DEFAULT_SHUTDOWN_GRACE_MS,
+    },
     sandbox: {
       runtime: fileConfig.sandbox?.runtime as SandboxProviderName | undefined,
       warmPoolSize: fileConfig.sandbox?.warmPoolSize ?? 0,
       image: fileConfig.sandbox?.image,
     },
   };
+}
+
+/** A millisecond setting from the environment (unset or blank: undefined); a bad value is CONFIG_INVALID naming it. */
+function millisecondsFromEnvironment(name: string, schema: typeof shutdownGraceSchema): number | undefined {
+  const text = process.env[name];
+  if (text === undefined || text.trim() === "") return undefined;
+  const parsed = schema.safeParse(Number(text));
+  if (!parsed.success) {
+    throw new SkillboxError(
+      "CONFIG_INVALID",
+      `${name} ${parsed.error.issues[0]?.message ?? "is invalid"}, got ${JSON.stringify(text)}`,
+      { data: { variable: name } },
+    );
+  }
+  return parsed.data;
 }
 
 function findConfigFile(workingDirectory: string, explicit: string | undefined): string | undefined {

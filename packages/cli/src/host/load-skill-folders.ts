@@ -22,8 +22,9 @@ export function loadingMessage(config: ResolvedConfig): string {
 
 /**
  * Loads the configured folders (and npm skill packages) into the host once, with a progress line,
- * and prints every package that failed as a warning on stderr: a broken neighbour never stops
- * a command, but it should not go unnoticed either.
+ * and prints every configured folder that does not exist and every package that failed as a
+ * warning on stderr: a broken neighbour never stops a command, but it should not go unnoticed
+ * either.
  */
 export async function loadSkillFolders(
   host: CliHost,
@@ -37,6 +38,7 @@ export async function loadSkillFolders(
   } finally {
     progress.stop();
   }
+  for (const warning of result.warnings) terminal.warn(warning.code, warning.message);
   for (const failure of result.failed) terminal.warn(failure.code, failure.message);
   return result;
 }

@@ -2,6 +2,7 @@ import {
   createConsoleLogger,
   openDatabase,
   SkillExecutor,
+  type SkillExecutorCloseOptions,
   type SkillLogger,
   SkillRegistry,
 } from "@skillbox/core";
@@ -26,8 +27,11 @@ export interface CliHost {
   registry: SkillRegistry;
   executor: SkillExecutor;
   containerRuntime: ContainerRuntime;
-  /** Waits for running executions, stops sandboxes, closes the database. */
-  close(): Promise<void>;
+  /**
+   * Waits for running executions (up to `graceMs`, then cancels them, recorded `cancelled`), runs
+   * the close handlers (a browser skill's Chromium, for one), stops sandboxes, closes the database.
+   */
+  close(options?: SkillExecutorCloseOptions): Promise<void>;
 }
 
 /**
@@ -52,16 +56,17 @@ export function openCliHost(config: ResolvedConfig, options: CliHostOptions = {}
     registry,
     runtimes: [containerRuntime],
     logger: options.logger ?? createConsoleLogger(),
+    maxAttemptTimeoutMs: config.executor.maxAttemptTimeoutMs,
   });
   let closing: Promise<void> | undefined;
   return {
     registry,
     executor,
     containerRuntime,
-    close() {
+    close(closeOptions) {
       closing ??= (async () => {
         // The executor closes its runtimes (the container runtime included) after the last execution.
-        await executor.close();
+        await executor.close(closeOptions);
         if (database.open) database.close();
       })();
       return closing;

@@ -15,8 +15,16 @@ export async function warmSandboxes(
   terminal: Terminal,
   log: LiveLog,
 ): Promise<void> {
-  const skills = skillIds
+  const containerSkills = skillIds
     .map((id) => host.registry.getSkill(id))
+    .filter((skill) => skill !== undefined && skill.runtime === "container");
+  if (containerSkills.length > 0) {
+    // Sandboxes a host killed with SIGKILL left running (their owner pid is dead); live hosts' stay.
+    const removed = await host.containerRuntime.removeOrphans().catch(() => []);
+    if (removed.length > 0)
+      log.line("sandbox", `removed ${removed.length} sandbox(es) left by a host that died`);
+  }
+  const skills = containerSkills
     .filter((skill) => skill !== undefined)
     .filter(
       (skill) =>

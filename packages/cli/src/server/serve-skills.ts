@@ -45,6 +45,7 @@ async function loadFolders(
     watcher.on("reloaded", (entry) => log.loaded(entry, "reloaded"));
     watcher.on("removed", (entry) => log.loaded(entry, "removed"));
     watcher.on("error", (failure) => ready && log.failed(failure));
+    watcher.on("warning", (warning) => ready && terminal.warn(warning.code, warning.message));
     try {
       const report = await watcher.ready();
       ready = true;
@@ -61,8 +62,10 @@ async function loadFolders(
 /**
  * `skillbox dev` and `skillbox serve`: loads the folders (watching them for `dev`), serves the
  * HTTP API with MCP at `/mcp` and an A2A agent, logs loads, reloads, errors and executions readably on stdout,
- * and on Ctrl-C or SIGTERM closes the server, the watcher, the sandboxes and the database in
- * that order. Resolves once everything is closed.
+ * and on Ctrl-C or SIGTERM stops taking requests, gives running executions the shutdown grace
+ * period (`executor.shutdownGraceMs`, then cancels them), and closes the server, the watcher, the
+ * host's close handlers (browsers and other pools skills opened), the sandboxes and the database
+ * in that order. Resolves once everything is closed.
  */
 export async function serveSkills(
   config: ResolvedConfig,
@@ -74,11 +77,13 @@ export async function serveSkills(
   const cleanups: { name: string; run: () => Promise<void> }[] = [];
   try {
     const host = openCliHost(config, { logger: log.logger });
-    cleanups.push({ name: "database", run: () => host.close() });
+    const grace = { graceMs: config.executor.shutdownGraceMs };
+    cleanups.push({ name: "host", run: () => host.close(grace) });
     log.line("database", displayPath(config.database));
     const folders = await loadFolders(host, config, options, terminal, log);
     cleanups.push({ name: options.watch ? "watcher" : "loader", run: () => folders.close() });
     for (const entry of folders.report.loaded) log.loaded(entry);
+    for (const warning of folders.report.warnings) terminal.warn(warning.code, warning.message);
     for (const failure of folders.report.failed) log.failed(failure);
     host.executor.on("finished", (execution) => log.executed(execution));
     const skillIds = folders.report.loaded.flatMap((entry) =>
@@ -86,7 +91,11 @@ export async function serveSkills(
     );
     await warmSandboxes(host, skillIds, config.sandbox.warmPoolSize, terminal, log);
     const server = await startApiServer(host, config, options.address);
-    cleanups.push({ name: "server", run: () => server.close() });
+    cleanups.push({
+      name: "server",
+      // Requests in flight wait for their executions: those get the grace period, then are cancelled.
+      run: () => server.close(() => host.executor.close(grace)),
+    });
     const folderList = folders.loader.dirs.map(displayPath).join(", ");
     log.line(
       "serving",

@@ -10,8 +10,12 @@ export interface ApiServer {
   url: string;
   /** Whether requests must carry an API key. */
   apiKeysConfigured: boolean;
-  /** Stops accepting requests (those in flight finish), then ends the MCP sessions. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting requests, runs `drain` (where the executions in flight finish or are
+   * cancelled), ends the MCP sessions (an open event stream would hold the server open), then
+   * waits for the last requests.
+   */
+  close(drain?: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -54,9 +58,14 @@ export async function startApiServer(
   return {
     url: listening.url,
     apiKeysConfigured,
-    async close() {
-      await listening.close();
-      await mcp.close();
+    async close(drain) {
+      const closing = listening.close();
+      try {
+        await drain?.();
+      } finally {
+        await mcp.close();
+        await closing;
+      }
     },
   };
 }

@@ -5,9 +5,11 @@ import {
   checkSyntax,
   displayPath,
   importFresh,
+  importInterceptorModule,
   listPackageFolders,
   type PackageDescriptor,
   readPackage,
+  type SkillPackage,
 } from "@skillbox/loader";
 
 /** One thing wrong with a package. */
@@ -74,16 +76,15 @@ function checkRuntime(descriptor: PackageDescriptor): void {
 }
 
 /**
- * The loader imports a module at load time for interceptors, inline skills (on reload), and skills
- * whose schemas come from `defineSkill`; worker and container code never runs on the host.
- * Importing evaluates the module's top level, never a handler.
+ * The loader imports a skill's module at load time for inline skills (on reload) and skills whose
+ * schemas come from `defineSkill`; worker and container code never runs on the host. Importing
+ * evaluates the module's top level, never a handler.
  */
-function importedOnLoad(descriptor: PackageDescriptor): boolean {
-  if (descriptor.kind === "interceptor") return true;
+function importedOnLoad(descriptor: SkillPackage): boolean {
   return (descriptor.manifest.runtime ?? "inline") === "inline" || descriptor.manifest.input === undefined;
 }
 
-async function checkHandlerExport(descriptor: PackageDescriptor): Promise<void> {
+async function checkHandlerExport(descriptor: SkillPackage): Promise<void> {
   let exported: unknown;
   try {
     exported = await importFresh(descriptor.handlerPath);
@@ -94,18 +95,10 @@ async function checkHandlerExport(descriptor: PackageDescriptor): Promise<void> 
       { cause: error, data: { file: descriptor.handlerPath } },
     );
   }
-  const fits =
-    descriptor.kind === "skill"
-      ? typeof exported === "function" || isDefinedSkill(exported)
-      : typeof exported === "function" || (typeof exported === "object" && exported !== null);
-  if (!fits) {
-    const expected =
-      descriptor.kind === "skill"
-        ? "a handler function or defineSkill({...})"
-        : "defineInterceptor({...}) or a factory returning one";
+  if (typeof exported !== "function" && !isDefinedSkill(exported)) {
     throw new SkillboxError(
       "HANDLER_INVALID",
-      `${displayPath(descriptor.handlerPath)}: the default export must be ${expected}`,
+      `${displayPath(descriptor.handlerPath)}: the default export must be a handler function or defineSkill({...})`,
       { data: { file: descriptor.handlerPath } },
     );
   }
@@ -127,7 +120,10 @@ async function validatePackage(
   const problems: ValidationProblem[] = [];
   try {
     await checkSyntax(descriptor.handlerPath);
-    if (importedOnLoad(descriptor)) await checkHandlerExport(descriptor);
+    // An interceptor is loaded as the host loads it: imported, and its factory called with the
+    // manifest's options, so a missing import or options the factory refuses show up here.
+    if (descriptor.kind === "interceptor") await importInterceptorModule(descriptor);
+    else if (importedOnLoad(descriptor)) await checkHandlerExport(descriptor);
   } catch (error) {
     problems.push(...problemsOf(root, error));
   }
@@ -176,7 +172,8 @@ function duplicateProblems(
 /**
  * Checks every package in `folder` (or `folder` itself when it is a package) without running
  * any handler: manifests against their schema, handler paths, handler syntax, the default export
- * of modules the loader imports, runtimes, and duplicate names.
+ * of modules the loader imports, interceptor factories called with their manifest's `options`
+ * (a plugin that would not load at start is caught before it), runtimes, and duplicate names.
  */
 export async function validatePackages(folder: string): Promise<ValidationReport> {
   const directory = resolve(folder);

@@ -99,6 +99,27 @@ const MIGRATIONS: readonly Migration[] = [
         WHERE idempotency_key IS NOT NULL;
     `,
   },
+  {
+    version: 2,
+    description: "runner leases and the hash of an idempotent execution's input",
+    sql: `
+      -- A runner renews its lease while it lives, so any host can tell a dead runner on another
+      -- host (a pid means nothing there). Runners written before leases existed never renew:
+      -- they get one default lease (30 s) from now, time for their rows to finish, then count
+      -- as dead like any runner whose lease expired.
+      ALTER TABLE skillbox_runners ADD COLUMN lease_expires_at INTEGER;
+      UPDATE skillbox_runners
+        SET lease_expires_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) + 30000
+        WHERE closed_at IS NULL;
+      -- Every host sweeps the open runners every few seconds, and the table keeps one row per
+      -- executor that ever started: the partial index holds only the open ones.
+      CREATE INDEX runners_open ON skillbox_runners (lease_expires_at) WHERE closed_at IS NULL;
+
+      -- sha256 of the caller's input in canonical JSON, set for executions with an idempotency
+      -- key: a repeat with another input is a conflict. NULL (rows from before) matches any input.
+      ALTER TABLE skill_executions ADD COLUMN input_hash TEXT;
+    `,
+  },
 ];
 
 /**

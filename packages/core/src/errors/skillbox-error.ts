@@ -6,20 +6,23 @@
  * - `SKILL_DISABLED` – the resolved skill exists but is disabled.
  * - `HANDLER_NOT_FOUND` – the skill's handler reference is not registered with the executor.
  * - `RUNTIME_NOT_FOUND` – the skill asks for a runtime the executor does not have.
- * - `INPUT_INVALID` / `OUTPUT_INVALID` – schema validation failed (never retried).
+ * - `INPUT_INVALID` / `OUTPUT_INVALID` – schema validation failed, or the value nests deeper than `maxNestingDepth` (never retried).
  * - `REGISTRATION_INVALID` – `register()` got a malformed skill definition.
  * - `MANIFEST_INVALID` – a skill or interceptor manifest file is malformed.
  * - `HANDLER_INVALID` – a handler module fails to load or exports no handler.
  * - `REQUIREMENTS_UNMET` – a package's `requires` names skills that are not registered.
- * - `TIMEOUT` – an attempt or the overall deadline ran out.
+ * - `TIMEOUT` – an attempt or the overall deadline ran out; thrown (not recorded) when a repeat of an
+ *   idempotency key gave up waiting for the first execution, still running past every timeout its skill allows.
  * - `CANCELLED` – the caller's signal aborted the execution (never retried).
  * - `DENIED` – an interceptor refused the execution (never retried).
  * - `INTERCEPTOR_FAILED` – an interceptor threw unexpectedly.
- * - `HANDLER_ERROR` – the handler threw something that is not a `SkillboxError`.
+ * - `INTERCEPTOR_UNAVAILABLE` – an interceptor plugin failed to load (its module, its factory or its manifest), so the executions it would guard are refused (status `denied`, never retried) until it loads: it fails closed.
+ * - `HANDLER_ERROR` – the handler threw something that is not a `SkillboxError` (`data.cause.code` keeps a plain error's `code`).
  * - `CALL_DEPTH_EXCEEDED` – nested `ctx.call` went deeper than allowed.
  * - `UNDECLARED_DEPENDENCY` – `ctx.call` reached a skill (or version) its caller's `requires` does not declare.
- * - `IDEMPOTENCY_CONFLICT` – an idempotency key was reused for a different skill.
+ * - `IDEMPOTENCY_CONFLICT` – an idempotency key was reused for a different skill or a different input.
  * - `OUT_OF_MEMORY`, `BUSY`, `RATE_LIMITED`, `SANDBOX_FAILED` – used by runtimes and built-ins.
+ * - `WORKER_EXITED` – a worker skill ended its thread (`process.exit()` in the handler); the thread is replaced (never retried: it would exit again).
  * - `SANDBOX_UNAVAILABLE` – no container engine or sandbox tool is installed (or the one asked for is missing).
  * - `SANDBOX_CONFIG_INVALID` – a sandbox configuration field is malformed or cannot be enforced by the provider.
  * - `DATABASE_ERROR` – the SQLite store failed.
@@ -52,11 +55,13 @@ export type SkillboxErrorCode =
   | "CANCELLED"
   | "DENIED"
   | "INTERCEPTOR_FAILED"
+  | "INTERCEPTOR_UNAVAILABLE"
   | "HANDLER_ERROR"
   | "CALL_DEPTH_EXCEEDED"
   | "UNDECLARED_DEPENDENCY"
   | "IDEMPOTENCY_CONFLICT"
   | "OUT_OF_MEMORY"
+  | "WORKER_EXITED"
   | "BUSY"
   | "RATE_LIMITED"
   | "SANDBOX_FAILED"
@@ -99,9 +104,11 @@ const NEVER_RETRIED: ReadonlySet<string> = new Set([
   "HANDLER_NOT_FOUND",
   "RUNTIME_NOT_FOUND",
   "INTERCEPTOR_FAILED",
+  "INTERCEPTOR_UNAVAILABLE",
   "CALL_DEPTH_EXCEEDED",
   "UNDECLARED_DEPENDENCY",
   "IDEMPOTENCY_CONFLICT",
+  "WORKER_EXITED",
   "SANDBOX_UNAVAILABLE",
   "SANDBOX_CONFIG_INVALID",
   "URL_REFUSED",

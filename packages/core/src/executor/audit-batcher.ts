@@ -38,10 +38,12 @@ interface Pending {
 }
 
 const INSERT_SQL = `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
-  parent_execution_id, idempotency_key, input, status, attempts, created_at, runner)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?, ?)`;
+  parent_execution_id, idempotency_key, input, input_hash, status, attempts, created_at, runner)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?, ?)`;
+// Only a row still under way gets its final state: if another host already marked it
+// `interrupted` (this runner's lease lapsed), that first final state stands.
 const FINISH_SQL = `UPDATE skill_executions SET status = ?, output = ?, error_code = ?, error_message = ?,
-  error_data = ?, attempts = ?, duration_ms = ?, finished_at = ? WHERE rowid = ?`;
+  error_data = ?, attempts = ?, duration_ms = ?, finished_at = ? WHERE rowid = ? AND status IN ('pending', 'running')`;
 
 function stringifyData(value: unknown): string | null {
   if (value === undefined) return null;
@@ -74,8 +76,16 @@ export class AuditBatcher {
     this.finishStatement = database.prepare(FINISH_SQL);
   }
 
-  /** Queues the `running` row (input already serialised and redacted); resolves with its rowid once committed. */
-  start(row: ExecutionStart, inputJson: string | null, createdAt: number): Promise<number> {
+  /**
+   * Queues the `running` row (input already serialised and redacted; `inputHash` of the caller's
+   * input for idempotent executions); resolves with its rowid once committed.
+   */
+  start(
+    row: ExecutionStart,
+    inputJson: string | null,
+    createdAt: number,
+    inputHash: string | null = null,
+  ): Promise<number> {
     return this.enqueue("start", row.id, [
       row.id,
       row.skillId,
@@ -86,6 +96,7 @@ export class AuditBatcher {
       row.parentExecutionId,
       row.idempotencyKey,
       inputJson,
+      inputHash,
       createdAt,
       this.runnerKey,
     ]);

@@ -1,4 +1,4 @@
-import type { Skill, SkillContext, SkillLogger } from "../types.js";
+import type { HostLifecycle, Skill, SkillContext, SkillLogger } from "../types.js";
 import type { ExecutionLoggerFactory, ExecutionState } from "./execution-state.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
 
@@ -6,6 +6,8 @@ import type { LazyAbortSignal } from "./lazy-abort-signal.js";
 export interface ExecutionContextHost extends ExecutionLoggerFactory {
   /** Runs a nested execution on behalf of `parent`. */
   callFrom<Output>(parent: ExecutionContext, reference: string, input: unknown): Promise<Output>;
+  /** Where handlers register cleanup for the host's close. */
+  readonly hostLifecycle: HostLifecycle;
 }
 
 /** The `ctx` a handler receives for one attempt. The signal and logger are created on first use. */
@@ -37,6 +39,10 @@ export class ExecutionContext implements SkillContext {
 
   get sessionId(): string | null {
     return this.execution.sessionId;
+  }
+
+  get hostLifecycle(): HostLifecycle {
+    return this.host.hostLifecycle;
   }
 
   get logger(): SkillLogger {

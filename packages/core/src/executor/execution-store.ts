@@ -3,6 +3,14 @@ import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
 import { AuditBatcher, type ExecutionFinish, type ExecutionStart } from "./audit-batcher.js";
+import {
+  type ExecutionSummary,
+  type ExecutionSummaryOptions,
+  type ExecutionSummaryRow,
+  resolveSummaryOptions,
+  rowToSummary,
+  SUMMARY_COLUMNS,
+} from "./execution-summary.js";
 
 /** Filters of `listExecutions` / `countExecutions`. */
 export interface ExecutionFilters {
@@ -73,6 +81,56 @@ function rowToExecution(row: ExecutionRow): SkillExecution {
 /** Runner ids of the stores open in this process: their rows are live whatever the pid says. */
 const OPEN_RUNNERS = new Set<string>();
 
+/** How long a runner's lease lasts when the options set none; it is renewed every third of it. */
+export const DEFAULT_RUNNER_LEASE_MS = 30_000;
+/** Longest lease a timer can renew (Node timers hold at most 2^31 - 1 ms). */
+const MAX_RUNNER_LEASE_MS = 2_147_483_647;
+const MIN_RUNNER_LEASE_MS = 30;
+
+/** Options of {@link ExecutionStore}. */
+export interface ExecutionStoreOptions {
+  /**
+   * How long this runner counts as alive without renewing its lease, in ms (default 30 000). It
+   * renews every third of that; another host marks its rows `interrupted` once it lapses.
+   */
+  leaseMs?: number;
+  /**
+   * Whether each renewal also sweeps: rows of runners whose lease expired (any host) or whose
+   * process is gone (this host) are marked `interrupted` (default true).
+   */
+  recover?: boolean;
+  /** Told when this runner finds its lease was taken (another host declared it dead). */
+  onLeaseLost?(): void;
+}
+
+interface RunnerRow {
+  id: number;
+  runner_id: string;
+  pid: number;
+  host: string;
+  started_at: number;
+  lease_expires_at: number | null;
+  closed_at: number | null;
+}
+
+/** An execution found by idempotency key, with what a repeat is compared against. */
+export interface IdempotentExecution {
+  execution: SkillExecution;
+  /** sha256 of the first caller's input in canonical JSON (null for rows from before hashes). */
+  inputHash: string | null;
+}
+
+function checkedLeaseMs(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_RUNNER_LEASE_MS;
+  if (typeof value !== "number" || !(value >= MIN_RUNNER_LEASE_MS && value <= MAX_RUNNER_LEASE_MS)) {
+    throw new SkillboxError(
+      "CONFIG_INVALID",
+      `SkillExecutor: \`runnerLeaseMs\` must be a number of milliseconds from ${MIN_RUNNER_LEASE_MS} to ${MAX_RUNNER_LEASE_MS}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -89,48 +147,88 @@ function isAlive(pid: number): boolean {
 export class ExecutionStore {
   /** Identifies this store's process, so a later start can tell which `running` rows were orphaned. */
   readonly runnerId: string;
+  /** How long this runner's lease lasts without renewal, in ms. */
+  readonly leaseMs: number;
   private readonly runnerKey: number;
   private readonly statements;
   private readonly batcher: AuditBatcher;
   private readonly host = hostname();
+  private readonly recover: boolean;
+  private readonly onLeaseLost: (() => void) | undefined;
+  private readonly renewal: NodeJS.Timeout;
 
-  constructor(database: Database.Database, runnerId: string) {
+  constructor(database: Database.Database, runnerId: string, options: ExecutionStoreOptions = {}) {
+    this.leaseMs = checkedLeaseMs(options.leaseMs);
+    this.recover = options.recover ?? true;
+    this.onLeaseLost = options.onLeaseLost;
     this.database = database;
     this.runnerId = runnerId;
+    const now = Date.now();
     const runnerKey = Number(
       database
-        .prepare("INSERT INTO skillbox_runners (runner_id, pid, host, started_at) VALUES (?, ?, ?, ?)")
-        .run(runnerId, process.pid, this.host, Date.now()).lastInsertRowid,
+        .prepare(
+          "INSERT INTO skillbox_runners (runner_id, pid, host, started_at, lease_expires_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .run(runnerId, process.pid, this.host, now, now + this.leaseMs).lastInsertRowid,
     );
     this.runnerKey = runnerKey;
     OPEN_RUNNERS.add(runnerId);
     this.batcher = new AuditBatcher(database, runnerKey);
     this.statements = {
       byId: database.prepare<[string], ExecutionRow>("SELECT * FROM skill_executions WHERE id = ?"),
-      byIdempotencyKey: database.prepare<[string, string], ExecutionRow>(
+      byIdempotencyKey: database.prepare<[string, string], ExecutionRow & { input_hash: string | null }>(
         "SELECT * FROM skill_executions WHERE api_key_id = ? AND idempotency_key = ?",
       ),
-      unclosedRunners: database.prepare<
-        [string],
-        { id: number; runner_id: string; pid: number; started_at: number }
-      >("SELECT id, runner_id, pid, started_at FROM skillbox_runners WHERE closed_at IS NULL AND host = ?"),
+      // Runners that may be dead: those of this host (their pid can be checked) and those whose
+      // lease lapsed. A lease-less runner (written by an older version) is only checked by pid.
+      suspectRunners: database.prepare<[string, number], RunnerRow>(
+        `SELECT id, runner_id, pid, host, started_at, lease_expires_at, closed_at FROM skillbox_runners
+         WHERE closed_at IS NULL AND (host = ? OR lease_expires_at < ?)`,
+      ),
+      runnerOf: database.prepare<[string], RunnerRow>(
+        `SELECT id, runner_id, pid, host, started_at, lease_expires_at, closed_at FROM skillbox_runners
+         WHERE id = (SELECT runner FROM skill_executions WHERE id = ?)`,
+      ),
+      // Claims a dead runner in the recovering transaction, re-checking what was read before it:
+      // of two hosts sweeping at once one recovers, and a runner that renewed meanwhile is spared.
+      claimRunner: database.prepare<[number, number, number, number]>(
+        `UPDATE skillbox_runners SET closed_at = ?
+         WHERE id = ? AND closed_at IS NULL AND (? = 1 OR lease_expires_at < ?)`,
+      ),
       // A runner's rows all have ids minted after it started, so the primary key bounds the scan.
       interruptRunner: database.prepare<[number, string, number]>(
         `UPDATE skill_executions SET status = 'interrupted', error_code = 'INTERRUPTED',
            error_message = 'The process running this execution stopped before it finished', finished_at = ?
          WHERE id >= ? AND runner = ? AND status IN ('pending', 'running')`,
       ),
+      renewLease: database.prepare<[number, number]>(
+        "UPDATE skillbox_runners SET lease_expires_at = ? WHERE id = ? AND closed_at IS NULL",
+      ),
+      reopenRunner: database.prepare<[number, number]>(
+        "UPDATE skillbox_runners SET closed_at = NULL, lease_expires_at = ? WHERE id = ?",
+      ),
       closeRunner: database.prepare<[number, number]>(
         "UPDATE skillbox_runners SET closed_at = ? WHERE id = ?",
       ),
     };
+    // unref: a lease never keeps a process alive that has nothing else to do.
+    this.renewal = setInterval(() => this.renewAndSweep(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.renewal.unref();
   }
 
   private readonly database: Database.Database;
 
-  /** Queues the `running` row; resolves with its rowid once it is committed. */
-  start(row: ExecutionStart, inputJson: string | null, createdAt: number): Promise<number> {
-    return this.batcher.start(row, inputJson, createdAt);
+  /**
+   * Queues the `running` row; resolves with its rowid once it is committed. `inputHash` (see
+   * `hashInput`) is stored for executions with an idempotency key.
+   */
+  start(
+    row: ExecutionStart,
+    inputJson: string | null,
+    createdAt: number,
+    inputHash: string | null = null,
+  ): Promise<number> {
+    return this.batcher.start(row, inputJson, createdAt, inputHash);
   }
 
   /** Queues the final state; resolves once it is committed. */
@@ -143,8 +241,9 @@ export class ExecutionStore {
     return this.batcher.flush();
   }
 
-  /** Commits what is queued and forgets this runner. */
+  /** Stops renewing the lease, commits what is queued and forgets this runner. */
   async close(): Promise<void> {
+    clearInterval(this.renewal);
     await this.batcher.flush();
     OPEN_RUNNERS.delete(this.runnerId);
     if (this.database.open) this.statements.closeRunner.run(Date.now(), this.runnerKey);
@@ -155,21 +254,47 @@ export class ExecutionStore {
     return row === undefined ? undefined : rowToExecution(row);
   }
 
-  findByIdempotencyKey(owner: string, key: string): SkillExecution | undefined {
+  findByIdempotencyKey(owner: string, key: string): IdempotentExecution | undefined {
     const row = this.statements.byIdempotencyKey.get(owner, key);
-    return row === undefined ? undefined : rowToExecution(row);
+    return row === undefined ? undefined : { execution: rowToExecution(row), inputHash: row.input_hash };
   }
 
   list(filters: ExecutionFilters = {}): SkillExecution[] {
     const { where, parameters } = buildWhere(filters);
-    const limit = Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), MAX_PAGE);
-    const offset = Math.max(Math.trunc(filters.offset ?? 0), 0);
+    const { limit, offset } = pageOf(filters);
     const rows = this.database
       .prepare<unknown[], ExecutionRow>(
         `SELECT * FROM skill_executions ${where} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
       )
       .all(...parameters, limit, offset);
     return rows.map(rowToExecution);
+  }
+
+  /**
+   * The page `list()` would return, as summaries: the bodies are cut in SQL (see
+   * `SUMMARY_COLUMNS`), and the page stops before its JSON would cross `maxBytes`.
+   */
+  listSummaries(filters: ExecutionFilters & ExecutionSummaryOptions = {}): ExecutionSummary[] {
+    const { previewLength, maxBytes } = resolveSummaryOptions(filters);
+    const { where, parameters } = buildWhere(filters);
+    const { limit, offset } = pageOf(filters);
+    const rows = this.database
+      .prepare<unknown[], ExecutionSummaryRow>(
+        `SELECT ${SUMMARY_COLUMNS} FROM skill_executions ${where} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
+      )
+      .iterate({ previewLength }, ...parameters, limit, offset);
+    const summaries: ExecutionSummary[] = [];
+    // "[" and "]", then each summary and its comma.
+    let bytes = 2;
+    for (const row of rows) {
+      const summary = rowToSummary(row);
+      const size = Buffer.byteLength(JSON.stringify(summary)) + (summaries.length === 0 ? 0 : 1);
+      // Leaving the loop ends the statement: rows past the budget are never read.
+      if (summaries.length > 0 && bytes + size > maxBytes) break;
+      summaries.push(summary);
+      bytes += size;
+    }
+    return summaries;
   }
 
   count(filters: ExecutionFilters = {}): number {
@@ -181,30 +306,83 @@ export class ExecutionStore {
   }
 
   /**
-   * Marks rows left `pending`/`running` by processes on this host that no longer exist as
-   * `interrupted`. Rows of live processes (other hosts sharing the file cannot be checked)
-   * are left alone. Returns how many rows changed.
+   * Marks rows left `pending`/`running` by dead runners `interrupted`: runners whose lease
+   * expired, on any host, and — without waiting for the lease — runners of this host whose
+   * process is gone. Runners open in this process are alive whatever their lease says. Runs on
+   * start and on every lease renewal; returns how many rows changed.
    */
   markInterrupted(): number {
+    const now = Date.now();
     let changed = 0;
-    for (const runner of this.statements.unclosedRunners.all(this.host)) {
-      if (OPEN_RUNNERS.has(runner.runner_id)) continue;
-      // Our own pid with a runner id not open here means an earlier process that had our pid.
-      if (runner.pid !== process.pid && isAlive(runner.pid)) continue;
-      changed += this.database
-        .transaction(() => {
-          const { changes } = this.statements.interruptRunner.run(
-            Date.now(),
-            uuidV7LowerBound(runner.started_at - 1),
-            runner.id,
-          );
-          this.statements.closeRunner.run(Date.now(), runner.id);
-          return changes;
-        })
-        .immediate();
+    for (const runner of this.statements.suspectRunners.all(this.host, now)) {
+      const cause = this.deathOf(runner, now);
+      if (cause !== undefined) changed += this.recoverRunner(runner, cause, now);
     }
     return changed;
   }
+
+  /**
+   * If the runner of execution `id` is dead (see {@link markInterrupted}), marks its rows
+   * `interrupted` now and returns true: what a repeat waiting on that execution checks, so its
+   * wait ends without waiting for the next sweep. Does nothing when recovery is off.
+   */
+  recoverIfOrphaned(id: string): boolean {
+    if (!this.recover) return false;
+    const runner = this.statements.runnerOf.get(id);
+    if (runner === undefined || runner.closed_at !== null) return false;
+    const now = Date.now();
+    const cause = this.deathOf(runner, now);
+    return cause !== undefined && this.recoverRunner(runner, cause, now) > 0;
+  }
+
+  /** Why `runner` counts as dead, or undefined while it may be alive. */
+  private deathOf(runner: RunnerRow, now: number): "lease" | "process" | undefined {
+    if (OPEN_RUNNERS.has(runner.runner_id)) return undefined;
+    if (runner.lease_expires_at !== null && runner.lease_expires_at < now) return "lease";
+    // The fast path on this host: a gone process need not wait its lease out. Our own pid with a
+    // runner id not open here means an earlier process that had our pid.
+    if (runner.host === this.host && (runner.pid === process.pid || !isAlive(runner.pid))) return "process";
+    return undefined;
+  }
+
+  private recoverRunner(runner: RunnerRow, cause: "lease" | "process", now: number): number {
+    return this.database
+      .transaction(() => {
+        const claimed = this.statements.claimRunner.run(now, runner.id, cause === "process" ? 1 : 0, now);
+        if (claimed.changes === 0) return 0;
+        return this.statements.interruptRunner.run(now, uuidV7LowerBound(runner.started_at - 1), runner.id)
+          .changes;
+      })
+      .immediate();
+  }
+
+  /** The lease timer: renew ours, then (if recovering) sweep the dead runners of any host. */
+  private renewAndSweep(): void {
+    if (!this.database.open) {
+      clearInterval(this.renewal);
+      return;
+    }
+    try {
+      const expiresAt = Date.now() + this.leaseMs;
+      if (this.statements.renewLease.run(expiresAt, this.runnerKey).changes === 0) {
+        // Another host took this runner for dead (its lease lapsed, say under a blocked event
+        // loop) and interrupted its rows; the rows it writes from now on need a live lease.
+        this.statements.reopenRunner.run(expiresAt, this.runnerKey);
+        this.onLeaseLost?.();
+      }
+      if (this.recover) this.markInterrupted();
+    } catch {
+      // A locked or closing database: the next renewal tries again, well within the lease.
+    }
+  }
+}
+
+/** `limit` (1–1000, default 50) and `offset` (from 0) of a page of `list()` or `listSummaries()`. */
+function pageOf(filters: ExecutionFilters): { limit: number; offset: number } {
+  return {
+    limit: Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), MAX_PAGE),
+    offset: Math.max(Math.trunc(filters.offset ?? 0), 0),
+  };
 }
 
 /** The smallest UUIDv7 that can be minted at `milliseconds` (ids compare as fixed-width hex). */

@@ -19,6 +19,8 @@ import type {
   ExecuteOptions,
   ExecutionError,
   ExecutionStatus,
+  HostCloseHandler,
+  HostLifecycle,
   Skill,
   SkillExecution,
   SkillHandler,
@@ -30,6 +32,9 @@ import { ExecutionContext, type ExecutionContextHost } from "./execution-context
 import { STATUS_BY_CODE, serialize, toSkillboxError } from "./execution-outcome.js";
 import { ExecutionState } from "./execution-state.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
+import type { ExecutionSummary, ExecutionSummaryOptions } from "./execution-summary.js";
+import { DEFAULT_MAX_NESTING_DEPTH, findOverDeepPath } from "./find-over-deep-path.js";
+import { HostCloseHandlers } from "./host-close-handlers.js";
 import { IdempotencyGate } from "./idempotency-gate.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
 import { resolveSkillForCaller } from "./resolve-skill-for-caller.js";
@@ -43,26 +48,64 @@ export type HandlerResolver = (skill: Skill) => SkillHandler | undefined | Promi
 /** Options of {@link SkillExecutor}. */
 export interface SkillExecutorOptions {
   registry: SkillRegistry;
-  /** Per-attempt timeout when neither the skill nor the call sets one (default 30 000 ms). */
+  /** Per-attempt timeout when the skill sets none (default 30 000 ms). A call's `timeoutMs` can only lower it. */
   defaultTimeoutMs?: number;
-  /** Overall deadline across retries when the call sets none (default: none beyond the attempts). */
+  /**
+   * Overall deadline across retries (default: none beyond the attempts). A call's `totalTimeoutMs`
+   * can only lower it; without it, a call may set one.
+   */
   defaultTotalTimeoutMs?: number;
+  /**
+   * The operator's ceiling on every attempt's timeout, a skill's own `timeoutMs` and
+   * `defaultTimeoutMs` included (default: none). Bounds how long one execution can pin the host.
+   */
+  maxAttemptTimeoutMs?: number;
   /** Deepest chain of nested `ctx.call` (default 16). */
   maxCallDepth?: number;
+  /**
+   * Deepest nesting of objects and arrays in an input or an output (default 100). Deeper input is
+   * refused with `INPUT_INVALID` before any interceptor or handler sees it (the row records the
+   * refusal, not the value); deeper output fails with `OUTPUT_INVALID`. Recursive code —
+   * `JSON.stringify`, validators, audit hooks — overflows the stack on values thousands deep.
+   */
+  maxNestingDepth?: number;
   logger?: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
   /** Extra runtimes besides `inline` and `worker` (a runtime with either name replaces it). */
   runtimes?: SkillRuntime[];
   /** Pool settings of the built-in `worker` runtime (threads start on first use). */
   worker?: WorkerRuntimeOptions;
   interceptors?: Interceptor[];
-  /** Mark rows orphaned by dead processes `interrupted` on start (default true). */
+  /**
+   * Mark rows orphaned by dead runners `interrupted`: on start and on every lease renewal, rows of
+   * runners whose lease expired (any host) or whose process is gone (this host) (default true).
+   */
   recoverInterrupted?: boolean;
+  /**
+   * How long this executor's runner lease lasts, in ms (default 30 000, renewed every third of
+   * it). Once a dead host's lease lapses, any live host marks its running rows `interrupted`.
+   */
+  runnerLeaseMs?: number;
 }
 
 /** Events of {@link SkillExecutor}. */
 export interface SkillExecutorEvents {
   started: [SkillExecution];
   finished: [SkillExecution];
+}
+
+/** Options of {@link SkillExecutor.close}. */
+export interface SkillExecutorCloseOptions {
+  /**
+   * Milliseconds running executions get to finish; those still running then are cancelled and
+   * recorded `cancelled` (a shutdown) before `close()` resolves. Default: wait for them all.
+   */
+  graceMs?: number;
+}
+
+/** Where an attempt's timeout came from, as its TIMEOUT message names it. */
+interface AttemptTimeout {
+  milliseconds: number;
+  source: string;
 }
 
 interface Outcome {
@@ -90,20 +133,46 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   private readonly logger: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
   private readonly defaultTimeoutMs: number;
   private readonly defaultTotalTimeoutMs: number | undefined;
+  private readonly maxAttemptTimeoutMs: number | undefined;
   private readonly maxCallDepth: number;
-  private closed = false;
+  /** Deepest nesting of objects and arrays accepted in an input or output (see `maxNestingDepth` option). */
+  readonly maxNestingDepth: number;
+  private readonly closeHandlers: HostCloseHandlers;
+  /** Aborted when close()'s grace period runs out: cancels every execution still running. */
+  private readonly shutdown = new AbortController();
+  /** `draining` while close() waits for running executions (nested calls still start), then `closed`. */
+  private state: "open" | "draining" | "closed" = "open";
+  private closing: Promise<void> | undefined;
+  private shutdownGraceMs = 0;
 
   constructor(options: SkillExecutorOptions) {
     super();
+    // Checked before anything is opened, so a bad option leaves nothing behind.
+    this.defaultTimeoutMs = positiveMilliseconds("defaultTimeoutMs", options.defaultTimeoutMs) ?? 30_000;
+    this.defaultTotalTimeoutMs = positiveMilliseconds("defaultTotalTimeoutMs", options.defaultTotalTimeoutMs);
+    this.maxAttemptTimeoutMs = positiveMilliseconds("maxAttemptTimeoutMs", options.maxAttemptTimeoutMs);
     this.registry = options.registry;
-    this.store = new ExecutionStore(options.registry.database, randomUUID());
-    this.idempotency = new IdempotencyGate(this.store);
     this.logger = options.logger ?? createConsoleLogger();
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
-    this.defaultTotalTimeoutMs = options.defaultTotalTimeoutMs;
+    this.store = new ExecutionStore(options.registry.database, randomUUID(), {
+      leaseMs: options.runnerLeaseMs,
+      recover: options.recoverInterrupted !== false,
+      onLeaseLost: () =>
+        this.logger.warn(
+          "Another host took this executor for dead (its runner lease lapsed) and interrupted its running executions",
+        ),
+    });
+    this.idempotency = new IdempotencyGate(this.store, {
+      attemptTimeoutMs: (skill) => this.attemptTimeoutOf(skill, {}).milliseconds,
+      totalTimeoutMs: this.defaultTotalTimeoutMs,
+      graceMs: this.store.leaseMs,
+    });
     this.maxCallDepth = options.maxCallDepth ?? 16;
+    this.maxNestingDepth = options.maxNestingDepth ?? DEFAULT_MAX_NESTING_DEPTH;
+    this.closeHandlers = new HostCloseHandlers((error) =>
+      this.logger.error("A close handler failed", { error: String(error) }),
+    );
     this.registerRuntime(createInlineRuntime());
-    this.registerRuntime(createWorkerRuntime(options.worker));
+    this.registerRuntime(createWorkerRuntime({ logger: this.logger, ...options.worker }));
     for (const runtime of options.runtimes ?? []) this.registerRuntime(runtime);
     for (const interceptor of options.interceptors ?? []) this.use(interceptor);
     if (options.recoverInterrupted !== false) this.store.markInterrupted();
@@ -173,16 +242,75 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     return this.store.list(filters);
   }
 
+  /**
+   * The page {@link listExecutions} would return, without the bodies: each input and output is a
+   * preview cut in SQL (`previewLength` characters, default 1024, with its full size and a
+   * `truncated` flag), and the page stops before its JSON would cross `maxBytes` (default 1 MiB).
+   * What listings over HTTP and the CLI show; {@link getExecution} has the full record.
+   */
+  listExecutionSummaries(options: ExecutionFilters & ExecutionSummaryOptions = {}): ExecutionSummary[] {
+    return this.store.listSummaries(options);
+  }
+
   /** Number of executions matching the filters (pagination ignored). */
   countExecutions(filters: ExecutionFilters = {}): number {
     return this.store.count(filters);
   }
 
-  /** Waits for running executions, commits the audit trail and closes runtimes. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.active]);
+  /**
+   * Stops taking executions, waits for the running ones (up to `graceMs`, then cancels the rest,
+   * recorded `cancelled`), runs the close handlers, commits the audit trail and closes runtimes.
+   * Calling it again returns the same promise.
+   */
+  close(options: SkillExecutorCloseOptions = {}): Promise<void> {
+    if (this.closing === undefined) {
+      let graceMs: number | undefined;
+      try {
+        graceMs = positiveOrZeroMilliseconds("graceMs", options.graceMs);
+      } catch (error) {
+        // A malformed option leaves the executor open, so a corrected call can still close it.
+        return Promise.reject(error);
+      }
+      this.closing = this.shutDown(graceMs);
+    }
+    return this.closing;
+  }
+
+  /**
+   * Registers cleanup to run when the executor closes, after its last execution ended (the same
+   * as `ctx.hostLifecycle.onClose` in a handler). Returns an unregister function.
+   */
+  onClose(handler: HostCloseHandler): () => void {
+    return this.closeHandlers.add(handler);
+  }
+
+  /** @internal What handlers see as `ctx.hostLifecycle`. */
+  get hostLifecycle(): HostLifecycle {
+    return this.closeHandlers.lifecycle;
+  }
+
+  private async shutDown(graceMs: number | undefined): Promise<void> {
+    this.state = "draining";
+    if (graceMs !== undefined && this.active.size > 0) {
+      const drained = Promise.allSettled([...this.active]).then(() => true);
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), graceMs);
+      });
+      const finished = await Promise.race([drained, graceOver]);
+      clearTimeout(timer);
+      if (!finished) {
+        this.logger.warn(
+          `Shutting down: cancelling ${this.active.size} execution(s) still running after ${graceMs} ms`,
+        );
+        this.shutdownGraceMs = graceMs;
+        this.shutdown.abort();
+      }
+    }
+    // Executions started by running ones (ctx.call) join `active` while it drains.
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+    this.state = "closed";
+    await this.closeHandlers.runAll();
     await this.store.close();
     await Promise.allSettled([...this.runtimes.values()].map((runtime) => runtime.close?.()));
   }
@@ -230,7 +358,10 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     options: ExecuteOptions,
     depth: number,
   ): Promise<SkillExecution> {
-    if (this.closed) return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
+    // While close() drains, running executions may still call nested ones; nothing new starts.
+    if (this.state === "closed" || (this.state === "draining" && depth === 0)) {
+      return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
+    }
     const caller = options.apiKeyId ?? "public";
     let skill: Skill;
     try {
@@ -241,13 +372,24 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     const promise =
       options.idempotencyKey === undefined
         ? this.run(skill, input, options, caller, depth)
-        : this.idempotency.run(skill, caller, options.idempotencyKey, options.signal, () =>
-            this.run(skill, input, options, caller, depth),
+        : this.idempotency.run(
+            skill,
+            caller,
+            options.idempotencyKey,
+            input,
+            this.waitSignal(options.signal, options.waitSignal),
+            (inputHash) => this.run(skill, input, options, caller, depth, inputHash),
           );
     this.active.add(promise);
     const forget = () => this.active.delete(promise);
     promise.then(forget, forget);
     return promise;
+  }
+
+  /** What ends a wait on another execution: the caller's signals or the host's shutdown. */
+  private waitSignal(...callerSignals: (AbortSignal | undefined)[]): AbortSignal {
+    const signals = callerSignals.filter((signal) => signal !== undefined);
+    return signals.length === 0 ? this.shutdown.signal : AbortSignal.any([...signals, this.shutdown.signal]);
   }
 
   private async run(
@@ -256,6 +398,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     options: ExecuteOptions,
     caller: string,
     depth: number,
+    inputHash: string | null = null,
   ): Promise<SkillExecution> {
     // Time-ordered ids keep inserts at the right edge of the primary-key index: far fewer
     // dirty pages per commit than random v4 ids.
@@ -275,7 +418,12 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       sessionId,
       depth,
     );
-    const auditedInput = this.interceptors.applyAudit(interceptors, interceptorContext, "input", input);
+    // Checked before audit hooks and the row: both would walk the value recursively.
+    const overDeepPath = findOverDeepPath(input, this.maxNestingDepth, "input");
+    const auditedInput =
+      overDeepPath === undefined
+        ? this.interceptors.applyAudit(interceptors, interceptorContext, "input", input)
+        : `[not stored: nested deeper than ${this.maxNestingDepth} levels]`;
     const record: SkillExecution = {
       id,
       skillId: skill.id,
@@ -285,7 +433,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       sessionId,
       parentExecutionId,
       idempotencyKey: options.idempotencyKey ?? null,
-      input,
+      input: overDeepPath === undefined ? input : auditedInput,
       output: null,
       status: "running",
       error: null,
@@ -294,17 +442,13 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       createdAt: new Date(createdAt).toISOString(),
       finishedAt: null,
     };
-    const rowid = await this.store.start(record, serialize(auditedInput), createdAt);
+    const rowid = await this.store.start(record, serialize(auditedInput), createdAt, inputHash);
     if (this.listenerCount("started") > 0) this.notify("started", { ...record });
     const attempts = { count: 0 };
-    const outcome = await this.runLifecycle(
-      skill,
-      interceptors,
-      interceptorContext,
-      options,
-      startedAt,
-      attempts,
-    );
+    const outcome =
+      overDeepPath === undefined
+        ? await this.runLifecycle(skill, interceptors, interceptorContext, options, startedAt, attempts)
+        : this.tooDeep(skill, "INPUT_INVALID", overDeepPath);
     const finishedAt = Date.now();
     const duration = performance.now() - startedAt;
     const auditedOutput =
@@ -384,6 +528,8 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         output = isPromiseLike(after) ? await after : after;
       }
       this.validator.validateOutput(skill, output);
+      const overDeepOutput = findOverDeepPath(output, this.maxNestingDepth, "output");
+      if (overDeepOutput !== undefined) return this.tooDeep(skill, "OUTPUT_INVALID", overDeepOutput);
       return { status: "success", output, error: null };
     } catch (thrown) {
       if (thrown instanceof InterceptorUnwind) entered = interceptors.slice(0, thrown.entered);
@@ -401,6 +547,26 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     }
   }
 
+  /** The outcome of an input or output nested deeper than `maxNestingDepth`. */
+  private tooDeep(skill: Skill, code: "INPUT_INVALID" | "OUTPUT_INVALID", path: string): Outcome {
+    const field = code === "INPUT_INVALID" ? "input" : "output";
+    const fix =
+      code === "INPUT_INVALID"
+        ? "send a flatter value"
+        : "return a flatter value (a tree as a list of nodes with parent ids)";
+    return {
+      status: "error",
+      output: null,
+      error: {
+        code,
+        message:
+          `${skill.name}@${skill.version}: \`${field}\` nests objects and arrays deeper than ${this.maxNestingDepth} ` +
+          `levels (at ${path}); ${fix}, or raise the host's \`maxNestingDepth\``,
+        data: { path, maxDepth: this.maxNestingDepth },
+      },
+    };
+  }
+
   private async runAttempts(
     skill: Skill,
     context: ExecutionState,
@@ -409,18 +575,36 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     attempts: { count: number },
   ): Promise<unknown> {
     const policy = resolveRetryPolicy(skill, options);
-    const attemptTimeoutMs = options.timeoutMs ?? skill.timeoutMs ?? this.defaultTimeoutMs;
-    const totalTimeoutMs = options.totalTimeoutMs ?? this.defaultTotalTimeoutMs;
+    const attemptTimeout = this.attemptTimeoutOf(skill, options);
+    const totalTimeoutMs = this.totalTimeoutOf(options);
     const deadline = totalTimeoutMs === undefined ? Number.POSITIVE_INFINITY : startedAt + totalTimeoutMs;
     const label = `${skill.name}@${skill.version}`;
+    const cancellations = [
+      {
+        signal: options.signal,
+        error: () =>
+          new SkillboxError("CANCELLED", `${label} was cancelled by the caller`, {
+            data: { reason: String(options.signal?.reason) },
+          }),
+      },
+      {
+        signal: this.shutdown.signal,
+        error: () =>
+          new SkillboxError(
+            "CANCELLED",
+            `${label} was cancelled because the host shut down: it was still running when the ${this.shutdownGraceMs} ms shutdown grace period ran out`,
+            { data: { reason: "shutdown", graceMs: this.shutdownGraceMs } },
+          ),
+      },
+    ];
     for (let attempt = 1; ; attempt++) {
       attempts.count = attempt;
       const remaining = deadline - performance.now();
-      const capped = remaining < attemptTimeoutMs;
+      const capped = remaining < attemptTimeout.milliseconds;
       try {
         return await runAttempt(
           {
-            timeoutMs: capped ? remaining : attemptTimeoutMs,
+            timeoutMs: capped ? remaining : attemptTimeout.milliseconds,
             timeoutError: () =>
               capped
                 ? new SkillboxError(
@@ -432,13 +616,9 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
                   )
                 : new SkillboxError(
                     "TIMEOUT",
-                    `${label} attempt ${attempt} timed out after ${attemptTimeoutMs} ms`,
+                    `${label} attempt ${attempt} timed out after ${attemptTimeout.milliseconds} ms (${attemptTimeout.source})`,
                   ),
-            callerSignal: options.signal,
-            cancelledError: () =>
-              new SkillboxError("CANCELLED", `${label} was cancelled by the caller`, {
-                data: { reason: String(options.signal?.reason) },
-              }),
+            cancellations,
           },
           (abort) => this.invokeRuntime(skill, context, attempt, abort),
         );
@@ -452,11 +632,47 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
           delay,
           code: (error as SkillboxError).code,
         });
-        await sleep(delay, undefined, options.signal ? { signal: options.signal } : undefined).catch(() => {
-          throw new SkillboxError("CANCELLED", `${label} was cancelled by the caller while waiting to retry`);
+        const waiting =
+          options.signal === undefined
+            ? this.shutdown.signal
+            : AbortSignal.any([options.signal, this.shutdown.signal]);
+        await sleep(delay, undefined, { signal: waiting }).catch(() => {
+          const cancelled = cancellations.find((cancellation) => cancellation.signal?.aborted);
+          throw (
+            cancelled?.error() ??
+            new SkillboxError("CANCELLED", `${label} was cancelled while waiting to retry`)
+          );
         });
       }
     }
+  }
+
+  /**
+   * The per-attempt timeout: the skill's own (else the default), within the operator's ceiling; a
+   * caller may only shorten it, so nobody can pin the host longer than the skill and operator allow.
+   */
+  private attemptTimeoutOf(skill: Skill, options: ExecuteOptions): AttemptTimeout {
+    let timeout: AttemptTimeout =
+      skill.timeoutMs === undefined
+        ? { milliseconds: this.defaultTimeoutMs, source: "the executor's defaultTimeoutMs" }
+        : { milliseconds: skill.timeoutMs, source: "the skill's timeoutMs" };
+    if (this.maxAttemptTimeoutMs !== undefined && this.maxAttemptTimeoutMs < timeout.milliseconds) {
+      timeout = { milliseconds: this.maxAttemptTimeoutMs, source: "the host's maxAttemptTimeoutMs" };
+    }
+    // `<` is false for NaN, so a malformed value never replaces the limit.
+    if (typeof options.timeoutMs === "number" && options.timeoutMs < timeout.milliseconds) {
+      timeout = { milliseconds: options.timeoutMs, source: "the call's timeoutMs" };
+    }
+    return timeout;
+  }
+
+  /** The overall deadline: the executor's default, which a caller may only shorten (or set, without one). */
+  private totalTimeoutOf(options: ExecuteOptions): number | undefined {
+    const requested = options.totalTimeoutMs;
+    if (typeof requested !== "number" || Number.isNaN(requested)) return this.defaultTotalTimeoutMs;
+    return this.defaultTotalTimeoutMs === undefined
+      ? requested
+      : Math.min(requested, this.defaultTotalTimeoutMs);
   }
 
   private invokeRuntime(
@@ -478,6 +694,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       skill,
       input: context.input,
       context: handlerContext,
+      depth: context.depth,
       resolveHandler: () => this.resolveHandler(skill),
     });
   }
@@ -496,4 +713,25 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       `${skill.name}@${skill.version}: no handler "${skill.handler}" is registered; call executor.registerHandler("${skill.handler}", fn)`,
     );
   }
+}
+
+/** A millisecond option: undefined, or a positive number (else CONFIG_INVALID naming it). */
+function positiveMilliseconds(name: string, value: number | undefined): number | undefined {
+  return milliseconds(name, value, false);
+}
+
+/** Like {@link positiveMilliseconds}, with 0 allowed (cancel at once). */
+function positiveOrZeroMilliseconds(name: string, value: number | undefined): number | undefined {
+  return milliseconds(name, value, true);
+}
+
+function milliseconds(name: string, value: number | undefined, allowZero: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (value === 0 && !allowZero)) {
+    throw new SkillboxError(
+      "CONFIG_INVALID",
+      `SkillExecutor: \`${name}\` must be ${allowZero ? "0 or a positive" : "a positive"} number of milliseconds, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
 }

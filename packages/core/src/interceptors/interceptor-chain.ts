@@ -12,6 +12,9 @@ import type {
 
 type HookName = "before" | "after" | "onError" | "audit";
 
+/** Errors no `onError` hook may turn into an output. */
+const UNRECOVERABLE_CODES: ReadonlySet<string> = new Set(["DENIED", "CANCELLED", "INTERCEPTOR_UNAVAILABLE"]);
+
 /** The interceptors that apply to one skill, already in `before` order. */
 export type InterceptorList = readonly Interceptor[];
 
@@ -207,7 +210,9 @@ export class InterceptorChain {
     context: InterceptorContext,
     error: SkillboxError,
   ): Promise<{ recovered: true; output: unknown } | { recovered: false; error: SkillboxError }> {
-    const recoverable = error.code !== "DENIED" && error.code !== "CANCELLED";
+    // A refusal is final: recovering from one (or from a guard that failed to load and so
+    // refuses in its place) would let the execution through the guard after all.
+    const recoverable = !UNRECOVERABLE_CODES.has(error.code);
     let current = error;
     for (let index = list.length - 1; index >= 0; index--) {
       const interceptor = list[index]!;

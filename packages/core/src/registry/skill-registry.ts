@@ -57,6 +57,8 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   private readonly endTurn = () => {
     this.checkedThisTurn = false;
   };
+  /** Skills any of these reject are not served by this instance (see `addServingFilter`). */
+  private readonly servingFilters = new Set<(skill: Skill) => boolean>();
 
   constructor(options: SkillRegistryOptions) {
     super();
@@ -204,9 +206,28 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     return semver.compare(a, b);
   }
 
+  /**
+   * Hides stored skills from every lookup of this instance (`list`, `getSkill`, `resolveVersion`,
+   * and so `execute`) while `filter` returns false for them; the database and other processes
+   * are unaffected. A loader uses it so that a host serves only what its configured folders
+   * provide, although the database holds what other runs and processes registered. Call
+   * `invalidateCache()` when the filter's answers change. Returns a function that removes it.
+   */
+  addServingFilter(filter: (skill: Skill) => boolean): () => void {
+    this.servingFilters.add(filter);
+    this.invalidateCache();
+    return () => {
+      if (this.servingFilters.delete(filter)) this.invalidateCache();
+    };
+  }
+
   /** Rebuilds both caches from SQLite. */
   loadFromDatabase(): void {
-    const { skills, revision } = this.store.readAll();
+    const { skills: stored, revision } = this.store.readAll();
+    const skills =
+      this.servingFilters.size === 0
+        ? stored
+        : stored.filter((skill) => [...this.servingFilters].every((filter) => filter(skill)));
     this.registeredSkills = new Map(skills.map((skill) => [skill.id, skill]));
     const versions = new Map<string, Skill[]>();
     for (const skill of skills) {

@@ -6,6 +6,8 @@ export interface RuntimeRequest {
   input: unknown;
   /** The handler's context; `context.signal` aborts on timeout and cancellation. */
   context: SkillContext;
+  /** How deep in a `ctx.call` chain the execution is: 0 at the top, the caller's depth + 1 below. */
+  depth?: number;
   /** Resolves the in-process handler function (runtimes that load code elsewhere may ignore it). */
   resolveHandler(): SkillHandler | Promise<SkillHandler>;
 }

@@ -2,29 +2,58 @@ import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Tinypool } from "tinypool";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
-import type { Skill, SkillContext } from "../types.js";
+import { createConsoleLogger } from "../logger/create-console-logger.js";
+import type { Skill, SkillContext, SkillLogger } from "../types.js";
 import { handlerModulePath } from "./handler-module-path.js";
+import { PoolThreadEnded, PoolThreads } from "./pool-threads.js";
 import { reviveError, type SerializedError } from "./revive-error.js";
 import type { RuntimeRequest, SkillRuntime } from "./skill-runtime.js";
 
 /** Options of {@link createWorkerRuntime}. */
 export interface WorkerRuntimeOptions {
-  /** Worker threads per pool (default: the number of cores). */
+  /**
+   * Worker threads per pool (default: the number of cores). There is a pool per `memoryMb` and per
+   * `ctx.call` depth, each started on first use.
+   */
   maxThreads?: number;
-  /** Threads kept alive while idle (default 0: a host that runs no worker skill starts none). */
+  /** Threads each pool keeps alive while idle (default 0: a host that runs no worker skill starts none). */
   minThreads?: number;
   /** Milliseconds an idle thread lingers before it exits (default 30 000). */
   idleTimeoutMs?: number;
   /** Tasks that may wait, per pool and per skill, before `BUSY` (default 1 000). */
   maxQueue?: number;
-  /** Executions of one skill version running at once (default: unlimited up to the pool). */
+  /**
+   * Executions of one skill version running at once, per `ctx.call` depth (default: unlimited up
+   * to the pool). Per depth, so a skill that calls itself never waits for its own slot.
+   */
   maxConcurrencyPerSkill?: number;
+  /** Where errors that escape a finished task are reported (the executor passes its logger). */
+  logger?: SkillLogger;
+}
+
+/** An error that escaped on a thread after its task ended, as the worker reports it. */
+interface StrayError {
+  error: SerializedError;
+  executionId?: string;
+  skill?: string;
 }
 
 interface WorkerResult {
   ok: boolean;
   output?: unknown;
   error?: SerializedError;
+  /** The thread refused the task without running it: it is being retired. */
+  refused?: boolean;
+  /** An error escaped on that thread: it must leave the pool. */
+  retire?: boolean;
+  threadId?: number;
+  strays?: StrayError[];
+}
+
+/** A pool and what watches its threads. */
+interface Pool {
+  tinypool: Tinypool;
+  threads: PoolThreads;
 }
 
 /** Where the worker entry lives: `worker/` beside `src/` and `dist/`, so both resolve it. */
@@ -111,22 +140,30 @@ class Gate {
  * Runs skills with `runtime: "worker"` in tinypool worker threads. The executor's timeout or the
  * caller's cancellation aborts the task, and tinypool terminates the thread running it — a CPU
  * loop is stopped — then replaces it. A skill's `memoryMb` becomes the heap limit of the threads
- * that run it (one pool per limit); running out fails that execution with `OUT_OF_MEMORY` and the
- * host lives on. Pools start on first use.
+ * that run it (one pool per limit); running out fails that execution with `OUT_OF_MEMORY`. A
+ * handler that calls `process.exit()` fails at once with `WORKER_EXITED`; an error that escapes
+ * a handler (a timer, a rejection nobody handles) fails its own execution while it runs, and
+ * after it ended is logged on the host, never handed to another execution — either way the thread
+ * is replaced. Executions nested through `ctx.call` run in a pool of their own per call depth, so
+ * a parent waiting for its child never holds the thread the child needs. Pools start on first use.
+ *
+ * Worker threads bound a handler's loops and heap; they do not contain hostile code, which shares
+ * the host's process (`process.kill(process.pid)` ends it): run untrusted code in containers.
  */
 export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRuntime & {
   /** Threads currently alive, over all pools. */
   threadCount(): number;
 } {
-  const pools = new Map<number, Tinypool>();
+  const pools = new Map<string, Pool>();
   const gates = new Map<string, Gate>();
   const maxQueue = options.maxQueue ?? 1_000;
+  const logger = options.logger ?? createConsoleLogger();
 
-  const poolFor = (memoryMb: number | undefined): Tinypool => {
-    const key = memoryMb ?? 0;
+  const poolFor = (memoryMb: number | undefined, depth: number): Pool => {
+    const key = `${memoryMb ?? 0}/${depth}`;
     let pool = pools.get(key);
     if (pool === undefined) {
-      pool = new Tinypool({
+      const tinypool = new Tinypool({
         filename: WORKER_ENTRY.href,
         maxThreads: options.maxThreads ?? availableParallelism(),
         minThreads: options.minThreads ?? 0,
@@ -141,81 +178,122 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
               },
             }),
       });
+      const threads = new PoolThreads(tinypool);
+      // Tinypool emits a thread's failure here when no task was on it (it replaced the thread).
+      tinypool.on("error", (error: unknown) => {
+        threads.watch();
+        if (error instanceof PoolThreadEnded && error.reason === "retired") return;
+        logger.error("a worker thread failed while no task ran on it; it was replaced", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
+      threads.watch();
+      pool = { tinypool, threads };
       pools.set(key, pool);
     }
     return pool;
   };
 
-  const gateFor = (skill: Skill): Gate | undefined => {
+  const gateFor = (skill: Skill, depth: number): Gate | undefined => {
     if (options.maxConcurrencyPerSkill === undefined) return undefined;
-    let gate = gates.get(skill.id);
+    const key = `${skill.id}/${depth}`;
+    let gate = gates.get(key);
     if (gate === undefined) {
       gate = new Gate(options.maxConcurrencyPerSkill, maxQueue);
-      gates.set(skill.id, gate);
+      gates.set(key, gate);
     }
     return gate;
   };
 
+  /** Logs what escaped on a thread after its task ended, and takes that thread out of its pool. */
+  const retire = (pool: Pool, result: WorkerResult): void => {
+    for (const stray of result.strays ?? []) {
+      logger.error("an error escaped a worker skill after its execution ended; its thread was replaced", {
+        skill: stray.skill,
+        executionId: stray.executionId,
+        threadId: result.threadId,
+        error: stray.error.message,
+        stack: stray.error.stack,
+      });
+    }
+    if (result.threadId !== undefined) pool.threads.retire(result.threadId);
+  };
+
+  /** Runs one attempt on a thread; a task a retiring thread refused runs on another. */
   const runTask = async (request: RuntimeRequest): Promise<unknown> => {
     const { skill, context } = request;
     const label = `${skill.name}@${skill.version}`;
     const modulePath = handlerModulePath(skill, "a worker thread");
-    // Only skills that declare what they call get a channel back to this thread: it costs a
-    // MessageChannel per task.
-    const channel = skill.requires === undefined ? undefined : new MessageChannel();
-    if (channel !== undefined) serveCalls(channel.port1, context);
-    const task = {
-      modulePath,
-      codeHash: (skill.metadata as { codeHash?: string } | undefined)?.codeHash ?? skill.contentHash,
-      input: request.input,
-      context: {
-        executionId: context.executionId,
-        attempt: context.attempt,
-        apiKeyId: context.apiKeyId,
-        sessionId: context.sessionId,
-        skill: { id: skill.id, name: skill.name, version: skill.version },
-      },
-      ...(channel === undefined ? {} : { port: channel.port2 }),
-    };
-    try {
-      const result = (await poolFor(skill.memoryMb).run(task, {
-        signal: context.signal,
-        ...(channel === undefined ? {} : { transferList: [channel.port2] }),
-      })) as WorkerResult;
+    const pool = poolFor(skill.memoryMb, request.depth ?? 0);
+    for (;;) {
+      // Only skills that declare what they call get a channel back to this thread: it costs a
+      // MessageChannel per task.
+      const channel = skill.requires === undefined ? undefined : new MessageChannel();
+      if (channel !== undefined) serveCalls(channel.port1, context);
+      const task = {
+        modulePath,
+        codeHash: (skill.metadata as { codeHash?: string } | undefined)?.codeHash ?? skill.contentHash,
+        input: request.input,
+        context: {
+          executionId: context.executionId,
+          attempt: context.attempt,
+          apiKeyId: context.apiKeyId,
+          sessionId: context.sessionId,
+          skill: { id: skill.id, name: skill.name, version: skill.version },
+        },
+        ...(channel === undefined ? {} : { port: channel.port2 }),
+      };
+      let result: WorkerResult;
+      try {
+        const running = pool.tinypool.run(task, {
+          signal: context.signal,
+          ...(channel === undefined ? {} : { transferList: [channel.port2] }),
+        });
+        // A thread this task started is listed by now, before it can run anything.
+        pool.threads.watch();
+        result = (await running) as WorkerResult;
+      } catch (error) {
+        // Tinypool handed it to a thread as that thread was retired: it never ran there.
+        if (error instanceof PoolThreadEnded && error.reason === "retired") continue;
+        throw translatePoolError(error, label, skill.memoryMb);
+      } finally {
+        channel?.port1.close();
+        pool.threads.watch();
+      }
+      if (result.retire === true) retire(pool, result);
+      if (result.refused === true) continue;
       if (result.ok) return result.output;
       throw reviveError(result.error ?? { message: "the worker returned no result" });
-    } catch (error) {
-      throw translatePoolError(error, label, skill.memoryMb);
-    } finally {
-      channel?.port1.close();
     }
   };
 
   return {
     name: "worker",
     async run(request: RuntimeRequest): Promise<unknown> {
-      const gate = gateFor(request.skill);
+      const depth = request.depth ?? 0;
+      const gate = gateFor(request.skill, depth);
       if (gate === undefined) return runTask(request);
+      const key = `${request.skill.id}/${depth}`;
       try {
         await gate.enter(`${request.skill.name}@${request.skill.version}`, request.context.signal);
       } catch (error) {
-        if (gate.idle) gates.delete(request.skill.id);
+        if (gate.idle) gates.delete(key);
         throw error;
       }
       try {
         return await runTask(request);
       } finally {
         gate.leave();
-        if (gate.idle) gates.delete(request.skill.id);
+        if (gate.idle) gates.delete(key);
       }
     },
     threadCount() {
-      return [...pools.values()].reduce((total, pool) => total + pool.threads.length, 0);
+      return [...pools.values()].reduce((total, pool) => total + pool.tinypool.threads.length, 0);
     },
     async close() {
       const all = [...pools.values()];
       pools.clear();
-      await Promise.all(all.map((pool) => pool.destroy()));
+      await Promise.all(all.map((pool) => pool.tinypool.destroy()));
     },
   };
 }
@@ -223,6 +301,14 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
 /** Maps tinypool's failures to Skillbox codes; anything already coded passes through. */
 function translatePoolError(error: unknown, label: string, memoryMb: number | undefined): unknown {
   if (isSkillboxError(error)) return error;
+  if (error instanceof PoolThreadEnded) {
+    // Exiting is what the code does, not a fault of the moment: a retry would exit again.
+    return new SkillboxError(
+      "WORKER_EXITED",
+      `${label}: its worker thread exited with exit code ${error.exitCode} while it ran (process.exit() in a handler ends the thread); return or throw instead`,
+      { cause: error, retryable: false, data: { exitCode: error.exitCode } },
+    );
+  }
   const code = (error as { code?: string } | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === "ERR_WORKER_OUT_OF_MEMORY") {

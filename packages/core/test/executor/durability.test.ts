@@ -2,8 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { createSkillHost, type SkillExecution, type SkillHost } from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
+import {
+  createSkillHost,
+  isSkillboxError,
+  type SkillExecution,
+  type SkillHost,
+  type SkillHostOptions,
+} from "@skillbox/core";
+import type Database from "better-sqlite3";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/hanging-execution.mjs", import.meta.url));
@@ -32,7 +39,7 @@ function newHost(): TemporaryHost {
 }
 
 /** Opens another host on an existing database file (what a restarted process does). */
-function reopen(databasePath: string, options: { recoverInterrupted?: boolean } = {}): SkillHost {
+function reopen(databasePath: string, options: Omit<SkillHostOptions, "database"> = {}): SkillHost {
   const host = createSkillHost({ database: databasePath, logger: silentLogger, ...options });
   extraHosts.push(host);
   return host;
@@ -44,8 +51,11 @@ function reopen(databasePath: string, options: { recoverInterrupted?: boolean } 
  */
 async function startHangingProcess(
   databasePath: string,
+  options: { runnerLeaseMs?: number; idempotencyKey?: string; finishOnSignal?: boolean } = {},
 ): Promise<{ child: ChildProcess; executionId: string }> {
-  const child = spawn(process.execPath, [FIXTURE, databasePath], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [FIXTURE, databasePath, JSON.stringify(options)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let stderr = "";
   child.stderr!.setEncoding("utf8");
@@ -76,6 +86,36 @@ function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
     resolve = settle;
   });
   return { promise, resolve };
+}
+
+/**
+ * Records the runner of `executionId` under another host name, as if its process ran in another
+ * container: this host can no longer check its pid, only its lease.
+ */
+function moveRunnerToAnotherHost(database: Database.Database, executionId: string): void {
+  const { changes } = database
+    .prepare(
+      "UPDATE skillbox_runners SET host = 'another-container' WHERE id = (SELECT runner FROM skill_executions WHERE id = ?)",
+    )
+    .run(executionId);
+  expect(changes).toBe(1);
+}
+
+/** Resolves once the lease of the runner of `executionId` has expired (its process must be dead). */
+async function leaseExpiry(database: Database.Database, executionId: string): Promise<void> {
+  const leaseOf = database
+    .prepare<[string], number | null>(
+      "SELECT lease_expires_at FROM skillbox_runners WHERE id = (SELECT runner FROM skill_executions WHERE id = ?)",
+    )
+    .pluck();
+  await vi.waitFor(
+    () => {
+      const expiresAt = leaseOf.get(executionId);
+      expect(expiresAt).toBeTypeOf("number");
+      expect(expiresAt!).toBeLessThan(Date.now());
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 }
 
 async function kill9(child: ChildProcess): Promise<void> {
@@ -163,6 +203,183 @@ describe("SkillExecutor", () => {
       const recovering = reopen(host.databasePath);
       expect(recovering.executor.getExecution(executionId)?.status).toBe("interrupted");
     });
+  });
+
+  describe("runner leases", () => {
+    it("marks the rows of a dead runner on another host interrupted on start once its lease expired", async () => {
+      const host = newHost();
+      const { child, executionId } = await startHangingProcess(host.databasePath, { runnerLeaseMs: 300 });
+      moveRunnerToAnotherHost(host.database, executionId);
+      await kill9(child);
+      await leaseExpiry(host.database, executionId);
+
+      const restarted = reopen(host.databasePath);
+      const recovered = restarted.executor.getExecution(executionId);
+      expect(recovered?.status).toBe("interrupted");
+      expect(recovered?.error?.code).toBe("INTERRUPTED");
+      expect(restarted.executor.countExecutions({ status: "running" })).toBe(0);
+    });
+
+    it("leaves the rows of a runner on another host alone while its lease holds", async () => {
+      const host = newHost();
+      // The default lease (30 s) outlives this test: another host cannot tell the runner is dead.
+      const { child, executionId } = await startHangingProcess(host.databasePath);
+      moveRunnerToAnotherHost(host.database, executionId);
+      await kill9(child);
+
+      const restarted = reopen(host.databasePath);
+      expect(restarted.executor.getExecution(executionId)?.status).toBe("running");
+    });
+
+    it("marks them interrupted by the periodic sweep of a host that was already running", async () => {
+      const host = newHost();
+      const survivor = reopen(host.databasePath, { runnerLeaseMs: 300 });
+      const { child, executionId } = await startHangingProcess(host.databasePath, { runnerLeaseMs: 300 });
+      moveRunnerToAnotherHost(host.database, executionId);
+      await kill9(child);
+
+      await vi.waitFor(
+        () => expect(survivor.executor.getExecution(executionId)?.status).toBe("interrupted"),
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(survivor.executor.getExecution(executionId)?.error?.code).toBe("INTERRUPTED");
+    });
+
+    it("keeps renewing the lease of a live host, so its rows are never swept", async () => {
+      const host = newHost();
+      const sweeper = reopen(host.databasePath, { runnerLeaseMs: 300 });
+      const { child, executionId } = await startHangingProcess(host.databasePath, { runnerLeaseMs: 300 });
+      moveRunnerToAnotherHost(host.database, executionId);
+      const renewals = host.database
+        .prepare<[string], number>(
+          "SELECT lease_expires_at FROM skillbox_runners WHERE id = (SELECT runner FROM skill_executions WHERE id = ?)",
+        )
+        .pluck();
+      const first = renewals.get(executionId)!;
+      // Several renewals (and sweeps of the other host) later the row is still running.
+      await vi.waitFor(() => expect(renewals.get(executionId)!).toBeGreaterThan(first + 500), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(sweeper.executor.getExecution(executionId)?.status).toBe("running");
+      await kill9(child);
+    });
+
+    it("refuses a runnerLeaseMs that is not a usable number of milliseconds with CONFIG_INVALID", () => {
+      const host = newHost();
+      for (const runnerLeaseMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 3_000_000_000]) {
+        let thrown: unknown;
+        try {
+          createSkillHost({ database: host.database, logger: silentLogger, runnerLeaseMs });
+        } catch (error) {
+          thrown = error;
+        }
+        expect(isSkillboxError(thrown) && thrown.code).toBe("CONFIG_INVALID");
+        expect(String((thrown as Error).message)).toContain("runnerLeaseMs");
+      }
+    });
+
+    it("keeps the first final state when a runner taken for dead wakes up and finishes", async () => {
+      const host = newHost();
+      const { child, executionId } = await startHangingProcess(host.databasePath, {
+        runnerLeaseMs: 300,
+        finishOnSignal: true,
+      });
+      const runnerQuery = host.database.prepare<
+        [string],
+        { closed_at: number | null; lease_expires_at: number }
+      >(
+        "SELECT closed_at, lease_expires_at FROM skillbox_runners WHERE id = (SELECT runner FROM skill_executions WHERE id = ?)",
+      );
+      const runner = { get: () => runnerQuery.get(executionId) };
+      // A stopped process is alive (its pid answers) but renews nothing: only its lease tells.
+      expect(child.kill("SIGSTOP")).toBe(true);
+      try {
+        await leaseExpiry(host.database, executionId);
+        reopen(host.databasePath);
+        expect(host.executor.getExecution(executionId)?.status).toBe("interrupted");
+        expect(runner.get()?.closed_at).not.toBeNull();
+      } finally {
+        child.kill("SIGCONT");
+      }
+      // Woken up, it finds its lease taken and renews on under a fresh one.
+      await vi.waitFor(
+        () => {
+          const row = runner.get()!;
+          expect(row.closed_at).toBeNull();
+          expect(row.lease_expires_at).toBeGreaterThan(Date.now());
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      const output = createInterface({ input: child.stdout! });
+      const finished = new Promise<string>((resolve) => output.on("line", resolve));
+      const exited = once(child, "exit");
+      child.kill("SIGUSR2");
+      // Its caller gets its result; the audit trail keeps the state it was given first.
+      expect(await finished).toBe("finished success");
+      expect((await exited)[0]).toBe(0);
+      output.close();
+      expect(host.executor.getExecution(executionId)?.status).toBe("interrupted");
+    }, 20_000);
+
+    it("answers a repeat of an idempotency key whose runner died on another host with the interrupted execution", async () => {
+      const host = newHost();
+      // Started before the child, so its own start recovers nothing: the repeat must.
+      const retrying = reopen(host.databasePath);
+      const { child, executionId } = await startHangingProcess(host.databasePath, {
+        runnerLeaseMs: 300,
+        idempotencyKey: "order-7",
+      });
+      moveRunnerToAnotherHost(host.database, executionId);
+      const pid = child.pid;
+      await kill9(child);
+
+      const repeat = await retrying.executor.execute("hang", { pid }, { idempotencyKey: "order-7" });
+      expect(repeat.id).toBe(executionId);
+      expect(repeat.status).toBe("interrupted");
+      expect(repeat.error?.code).toBe("INTERRUPTED");
+    }, 20_000);
+
+    it("ends a repeat's wait for another process's execution when the caller's signal aborts", async () => {
+      const host = newHost();
+      const { child, executionId } = await startHangingProcess(host.databasePath, {
+        idempotencyKey: "order-8",
+      });
+      const waiting = reopen(host.databasePath);
+      const controller = new AbortController();
+      const repeat = waiting.executor.execute(
+        "hang",
+        { pid: child.pid },
+        { idempotencyKey: "order-8", signal: controller.signal },
+      );
+      controller.abort();
+      const error = await repeat.then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(isSkillboxError(error) && error.code).toBe("CANCELLED");
+      expect(String((error as Error).message)).toContain(executionId);
+      expect(waiting.executor.getExecution(executionId)?.status).toBe("running");
+    });
+
+    it("gives up waiting for a live runner's execution past the skill's deadline with TIMEOUT", async () => {
+      const host = newHost();
+      const { child, executionId } = await startHangingProcess(host.databasePath, {
+        idempotencyKey: "order-9",
+      });
+      // The skill sets no timeout: this host's default (100 ms, one attempt) bounds how long the
+      // first run can take, plus one lease for a dead runner to be noticed.
+      const waiting = reopen(host.databasePath, { defaultTimeoutMs: 100, runnerLeaseMs: 300 });
+      const error = await waiting.executor
+        .execute("hang", { pid: child.pid }, { idempotencyKey: "order-9" })
+        .then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+      expect(isSkillboxError(error) && error.code).toBe("TIMEOUT");
+      expect(String((error as Error).message)).toContain(executionId);
+      expect(waiting.executor.getExecution(executionId)?.status).toBe("running");
+    }, 20_000);
   });
 
   describe("concurrency", () => {

@@ -555,7 +555,7 @@ describe("SkillExecutor", () => {
       expect(long.output).toBe("long done");
     });
 
-    it("lets a per-call timeoutMs override the skill's in both directions", async () => {
+    it("lets a per-call timeoutMs lower the skill's, never raise it", async () => {
       const host = newHost();
       register(host, { name: "patient", timeoutMs: 5_000 });
       register(host, { name: "impatient", timeoutMs: 50 });
@@ -569,8 +569,8 @@ describe("SkillExecutor", () => {
       expect(shortened.error?.message).toContain("60 ms");
 
       const lengthened = await host.executor.execute("impatient", {}, { timeoutMs: 1_000 });
-      expect(lengthened.status).toBe("success");
-      expect(lengthened.output).toBe("made it");
+      expect(lengthened.status).toBe("timeout");
+      expect(lengthened.error?.message).toContain("50 ms (the skill's timeoutMs)");
     });
 
     it("uses the host's defaultTimeoutMs when neither the skill nor the call sets one", async () => {

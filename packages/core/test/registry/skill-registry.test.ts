@@ -820,6 +820,26 @@ describe("SkillRegistry", () => {
     });
   });
 
+  describe("addServingFilter", () => {
+    it("hides the skills it rejects from every lookup of this instance only, until removed", () => {
+      const hidden = registry.register(skill({ version: "2.0.0", source: "hidden" }));
+      const shown = registry.register(skill({ version: "1.0.0" }));
+      const second = openSecondHost();
+
+      const remove = registry.addServingFilter((entry) => entry.source !== "hidden");
+
+      expect(versionsOf(registry.list())).toEqual(["1.0.0"]);
+      expect(registry.resolveVersion("x")?.id).toBe(shown.id);
+      expect(registry.getSkill(hidden.id)).toBeUndefined();
+      expect(registry.getSkill("x@2")).toBeUndefined();
+      // Another connection (another process) still sees the row: hiding is not deleting.
+      expect(second.registry.resolveVersion("x")?.id).toBe(hidden.id);
+
+      remove();
+      expect(registry.resolveVersion("x")?.id).toBe(hidden.id);
+    });
+  });
+
   describe("cache coherence on a shared connection", () => {
     it("lets two registries over one database connection see each other's writes", async () => {
       const shared = createSkillHost({

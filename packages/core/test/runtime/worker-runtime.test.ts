@@ -1,83 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
-import { pathToFileURL } from "node:url";
-import {
-  createWorkerRuntime,
-  defineInterceptor,
-  type Skill,
-  type SkillExecution,
-  type SkillHost,
-  type SkillHostOptions,
-  type SkillRegistration,
-  type WorkerRuntimeOptions,
-} from "@skillbox/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
+import { createWorkerRuntime, defineInterceptor, type SkillExecution } from "@skillbox/core";
+import { describe, expect, it } from "vitest";
+import { linesOf, registerWorker, THREAD_ID, useWorkerFixture, waitFor } from "./worker-fixture.js";
 
-let tree: TemporaryTree;
-const hosts: TemporaryHost[] = [];
-
-beforeEach(() => {
-  tree = createTemporaryTree("skillbox-worker-");
-  // Handler modules that import `@skillbox/core` (SkillboxError, defineSkill) resolve it from here.
-  tree.linkPackages("@skillbox/core");
-});
-
-afterEach(async () => {
-  // executor.close() destroys the pools: no worker thread outlives its test.
-  for (const host of hosts.splice(0)) await host.dispose();
-  tree.cleanup();
-});
-
-/** A host whose worker pool has two threads unless the test says otherwise. */
-function newHost(
-  worker: WorkerRuntimeOptions = {},
-  options: Omit<SkillHostOptions, "database" | "worker"> = {},
-): TemporaryHost {
-  const host = createTemporaryHost({ ...options, worker: { maxThreads: 2, ...worker } });
-  hosts.push(host);
-  return host;
-}
-
-/** Writes a handler module into the tree (under `handlers/`) and returns its absolute path. */
-function handlerFile(relativePath: string, ...lines: string[]): string {
-  return tree.write(`handlers/${relativePath}`, `${lines.join("\n")}\n`);
-}
-
-/** Registers a `runtime: "worker"` skill whose handler is the module at `file`. */
-function registerWorker(
-  host: SkillHost,
-  name: string,
-  file: string,
-  registration: Partial<SkillRegistration> = {},
-): Skill {
-  return host.registry.register({
-    name,
-    version: "1.0.0",
-    apiKeyId: "public",
-    handler: pathToFileURL(file).href,
-    runtime: "worker",
-    ...registration,
-  });
-}
-
-/**
- * Polls `condition` until it holds. Worker threads signal through files; the timeout only turns
- * a signal that never comes into a readable failure, it never paces a test.
- */
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** Lines of a log file (none when it does not exist yet). */
-function linesOf(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-}
+const fixture = useWorkerFixture();
+const { newHost, handlerFile } = fixture;
 
 /** Most handlers running at once according to a `start <id>` / `end <id>` log. */
 function maxOverlap(log: string): number {
@@ -89,13 +16,6 @@ function maxOverlap(log: string): number {
   }
   return most;
 }
-
-const THREAD_ID = [
-  'import { threadId } from "node:worker_threads";',
-  "export default function whichThread() {",
-  "  return threadId;",
-  "}",
-];
 
 /** Writes the id of its thread to `input.marker`, then spins forever without yielding. */
 const SPIN = [
@@ -347,7 +267,7 @@ describe("worker runtime", () => {
 
     it("keeps retryable: false of a SkillboxError thrown in the worker (no retry)", async () => {
       const host = newHost();
-      const attemptsLog = tree.path("attempts.log");
+      const attemptsLog = fixture.tree.path("attempts.log");
       const file = handlerFile(
         "fatal.mjs",
         'import { appendFileSync } from "node:fs";',
@@ -419,7 +339,7 @@ describe("worker runtime", () => {
     // reports load failures of inline skills that way (never retried).
     it("fails with HANDLER_INVALID naming the file, without retrying, when the module fails to load", async () => {
       const host = newHost();
-      const missing = tree.path("handlers/missing.mjs");
+      const missing = fixture.tree.path("handlers/missing.mjs");
       const broken = handlerFile("broken.ts", "export default function (: {", "");
       registerWorker(host, "missing", missing, { retry: { maxAttempts: 3, initialDelayMs: 1 } });
       registerWorker(host, "broken", broken, { retry: { maxAttempts: 3, initialDelayMs: 1 } });
@@ -443,7 +363,7 @@ describe("worker runtime", () => {
       const host = newHost({}, { runtimes: [runtime] });
       registerWorker(host, "which-thread", handlerFile("which-thread.mjs", ...THREAD_ID));
       registerWorker(host, "spin", handlerFile("spin.mjs", ...SPIN), { timeoutMs: 300 });
-      const marker = tree.path("spin-thread");
+      const marker = fixture.tree.path("spin-thread");
 
       const before = await host.executor.execute("which-thread", {});
       expect(before.status).toBe("success");
@@ -471,7 +391,11 @@ describe("worker runtime", () => {
       const host = newHost({ maxThreads: 1 });
       registerWorker(host, "spin", handlerFile("spin.mjs", ...SPIN));
       registerWorker(host, "which-thread", handlerFile("which-thread.mjs", ...THREAD_ID));
-      const spun = await host.executor.execute("spin", { marker: tree.path("marker") }, { timeoutMs: 200 });
+      const spun = await host.executor.execute(
+        "spin",
+        { marker: fixture.tree.path("marker") },
+        { timeoutMs: 200 },
+      );
       expect(spun.status).toBe("timeout");
       const next = await host.executor.execute("which-thread", {});
       expect(next.status).toBe("success");
@@ -481,7 +405,7 @@ describe("worker runtime", () => {
       const host = newHost({ maxThreads: 1 });
       registerWorker(host, "which-thread", handlerFile("which-thread.mjs", ...THREAD_ID));
       registerWorker(host, "spin", handlerFile("spin.mjs", ...SPIN), { timeoutMs: 60_000 });
-      const marker = tree.path("spin-thread");
+      const marker = fixture.tree.path("spin-thread");
       const controller = new AbortController();
 
       const pending = host.executor.execute("spin", { marker }, { signal: controller.signal });
@@ -501,8 +425,8 @@ describe("worker runtime", () => {
     it("cancels a task still waiting for a thread without running it", async () => {
       const host = newHost({ maxThreads: 1 });
       registerWorker(host, "hold", handlerFile("hold.mjs", ...HOLD));
-      const log = tree.path("hold.log");
-      const release = tree.path("release");
+      const log = fixture.tree.path("hold.log");
+      const release = fixture.tree.path("release");
       const first = host.executor.execute("hold", { id: "first", log, release });
       await waitFor(() => linesOf(log).length === 1, "the first execution to start");
       const controller = new AbortController();
@@ -584,8 +508,8 @@ describe("worker runtime", () => {
       for (const maxThreads of [1, 2]) {
         const host = newHost({ maxThreads });
         registerWorker(host, "hold", handlerFile(`hold-${maxThreads}.mjs`, ...HOLD));
-        const log = tree.path(`overlap-${maxThreads}.log`);
-        const release = tree.path(`release-${maxThreads}`);
+        const log = fixture.tree.path(`overlap-${maxThreads}.log`);
+        const release = fixture.tree.path(`release-${maxThreads}`);
         const executions = ["a", "b", "c"].map((id) => host.executor.execute("hold", { id, log, release }));
         await waitFor(() => linesOf(log).length === maxThreads, `${maxThreads} handlers to start`);
         writeFileSync(release, "");
@@ -598,8 +522,8 @@ describe("worker runtime", () => {
       const host = newHost({ maxThreads: 2, maxConcurrencyPerSkill: 1, maxQueue: 1 });
       registerWorker(host, "hold", handlerFile("hold.mjs", ...HOLD));
       registerWorker(host, "which-thread", handlerFile("which-thread.mjs", ...THREAD_ID));
-      const log = tree.path("hold.log");
-      const release = tree.path("release");
+      const log = fixture.tree.path("hold.log");
+      const release = fixture.tree.path("release");
 
       const first = host.executor.execute("hold", { id: "first", log, release });
       await waitFor(() => linesOf(log).length === 1, "the first execution to start");
@@ -625,8 +549,8 @@ describe("worker runtime", () => {
     it("fails with BUSY when the pool's queue is full", async () => {
       const host = newHost({ maxThreads: 1, maxQueue: 1 });
       registerWorker(host, "hold", handlerFile("hold.mjs", ...HOLD));
-      const log = tree.path("hold.log");
-      const release = tree.path("release");
+      const log = fixture.tree.path("hold.log");
+      const release = fixture.tree.path("release");
 
       const running = host.executor.execute("hold", { id: "running", log, release });
       await waitFor(() => linesOf(log).length === 1, "the first execution to start");
@@ -646,8 +570,8 @@ describe("worker runtime", () => {
     it("frees the queue slot of an execution cancelled while it waits for its turn", async () => {
       const host = newHost({ maxThreads: 2, maxConcurrencyPerSkill: 1, maxQueue: 1 });
       registerWorker(host, "hold", handlerFile("hold.mjs", ...HOLD));
-      const log = tree.path("hold.log");
-      const release = tree.path("release");
+      const log = fixture.tree.path("hold.log");
+      const release = fixture.tree.path("release");
 
       const first = host.executor.execute("hold", { id: "first", log, release });
       await waitFor(() => linesOf(log).length === 1, "the first execution to start");
@@ -805,7 +729,7 @@ describe("worker runtime", () => {
         }),
       );
       registerWorker(host, "spin", handlerFile("spin.mjs", ...SPIN), { timeoutMs: 200 });
-      const execution = await host.executor.execute("spin", { marker: tree.path("marker") });
+      const execution = await host.executor.execute("spin", { marker: fixture.tree.path("marker") });
       expect(execution.status).toBe("timeout");
       expect(seen).toEqual(["TIMEOUT"]);
     });
@@ -821,7 +745,7 @@ describe("worker runtime", () => {
         "}",
       );
       registerWorker(host, "charge", file);
-      const log = tree.path("charges.log");
+      const log = fixture.tree.path("charges.log");
 
       const first = await host.executor.execute(
         "charge",
@@ -958,8 +882,8 @@ describe("worker runtime", () => {
       const before = await host.executor.execute("versioned", {});
       expect(before.output).toMatchObject({ word: "old", reply: "v1" });
 
-      tree.write("handlers/lib/word.ts", 'export const word = "new";\n');
-      tree.write(
+      fixture.tree.write("handlers/lib/word.ts", 'export const word = "new";\n');
+      fixture.tree.write(
         "handlers/versioned.ts",
         [
           'import { threadId } from "node:worker_threads";',
@@ -974,7 +898,7 @@ describe("worker runtime", () => {
       expect(after.output).toMatchObject({ word: "new", reply: "v2" });
       // Same thread: the worker itself dropped its cached module, it was not merely replaced.
       expect(after.output.threadId).toBe(before.output.threadId);
-      expect(helper).toBe(tree.path("handlers/lib/word.ts"));
+      expect(helper).toBe(fixture.tree.path("handlers/lib/word.ts"));
     });
   });
 });

@@ -1,5 +1,6 @@
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { loopTargetOf } from "./is-symlink-loop.js";
 import { isSkillBundle, listBundleMembers } from "./skill-bundle.js";
 
 async function listDirectories(directory: string): Promise<string[]> {
@@ -7,10 +8,18 @@ async function listDirectories(directory: string): Promise<string[]> {
     if (error.code === "ENOENT" || error.code === "ENOTDIR") return [];
     throw error;
   });
-  return entries
-    .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !entry.name.startsWith("."))
-    .filter((entry) => entry.name !== "node_modules")
-    .map((entry) => join(directory, entry.name));
+  return (
+    entries
+      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !entry.name.startsWith("."))
+      .filter((entry) => entry.name !== "node_modules")
+      // A link to the folder itself or above (`plugins/all -> .`) is no package, and following it
+      // would list the folder again.
+      .filter(
+        (entry) =>
+          !entry.isSymbolicLink() || loopTargetOf(join(directory, entry.name), directory) === undefined,
+      )
+      .map((entry) => join(directory, entry.name))
+  );
 }
 
 /** The folders a package folder stands for: itself, and a bundle's members (the bundle is read too, so a malformed field is reported). */

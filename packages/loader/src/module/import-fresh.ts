@@ -1,23 +1,122 @@
-import { createJiti } from "jiti";
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { createJiti as CreateJiti, JitiOptions } from "jiti";
+import { listPackageFiles } from "./hash-package-files.js";
+
+/** Options of {@link importFresh}. */
+export interface ImportFreshOptions {
+  /**
+   * The folder whose files are evaluated afresh (default: the module's folder): the package's
+   * code root, so that an edit to any file its hash covers — `.mjs`, `.cjs` and JSON included —
+   * reaches the next import. Modules outside it (`node_modules`, Node's built-ins) load natively
+   * and stay cached, as they do not hot-reload.
+   */
+  root?: string;
+}
+
+type JitiHooks = {
+  onError(error: unknown): never;
+  nativeImport(id: string | URL): Promise<unknown>;
+  createRequire: typeof createRequire;
+};
+type CreateJitiWithHooks = (
+  id: string,
+  options: JitiOptions,
+  hooks: JitiHooks,
+) => ReturnType<typeof CreateJiti>;
+
+// jiti imports `.mjs`, `.cjs` and the `.js` of `"type": "module"` packages with Node's own
+// `import()`/`require()` whatever `tryNative` says, and Node caches those modules for the life
+// of the process: an edit to them never ran, and every version would stay in memory. jiti's
+// public entry gives no way out, so this builds the instance the way that entry does
+// (`jiti/lib/jiti.mjs`), with native loading refused for the package's own files: jiti then
+// falls back to transpiling them, into objects the garbage collector reclaims once the
+// previous version is no longer referenced. The import-fresh tests fail if a jiti upgrade
+// changes this.
+const requireFromHere = createRequire(import.meta.url);
+const jitiFolder = dirname(requireFromHere.resolve("jiti/package.json"));
+const createJitiWithHooks = requireFromHere(join(jitiFolder, "dist", "jiti.cjs")) as CreateJitiWithHooks;
+let transform: JitiOptions["transform"] | undefined;
+const lazyTransform: NonNullable<JitiOptions["transform"]> = (options) => {
+  transform ??= requireFromHere(join(jitiFolder, "dist", "babel.cjs")) as NonNullable<
+    JitiOptions["transform"]
+  >;
+  return transform(options);
+};
+
+/** Files jiti can evaluate itself (anything else, a `.node` addon say, loads natively). */
+const TRANSPILABLE = /\.(?:[cm]?[jt]sx?|json)$/;
+
+/** Marks the refusal jiti recovers from by transpiling; never seen outside this file. */
+const EVALUATE_FRESH = "skillbox: evaluate this package file afresh";
+
+function realPathOf(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Imports a module (TypeScript or JavaScript, ESM or CJS) with jiti, evaluating it and every
- * module it imports from source again — so after an edit the new code runs, including edited
- * helpers. Native `import()` would cache forever (stale code, and one copy kept per reload);
- * jiti without a module cache evaluates into objects the garbage collector can reclaim once
- * the previous version is no longer referenced.
+ * file of its package it imports from source again — so after an edit the new code runs,
+ * including edited helpers and JSON. Native `import()` would cache forever (stale code, and one
+ * copy kept per reload); jiti without a module cache evaluates into objects the garbage
+ * collector can reclaim once the previous version is no longer referenced.
  *
  * Returns the default export when there is one, else the module namespace.
  */
-export async function importFresh(path: string): Promise<unknown> {
+export async function importFresh(path: string, options: ImportFreshOptions = {}): Promise<unknown> {
+  const root = options.root ?? dirname(path);
+  // The files the package's hash covers, by real path (jiti resolves through symlinks).
+  const packageFiles = new Set<string>([realPathOf(path) ?? path]);
+  for (const file of listPackageFiles(root)) {
+    const real = realPathOf(file);
+    if (real !== undefined) packageFiles.add(real);
+  }
+  const isPackageFile = (id: string | URL): string | undefined => {
+    const text = typeof id === "string" ? id : id.href;
+    const file = text.startsWith("file:") ? fileURLToPath(text) : isAbsolute(text) ? text : undefined;
+    const real = file === undefined ? undefined : realPathOf(file);
+    return real !== undefined && packageFiles.has(real) && TRANSPILABLE.test(real) ? real : undefined;
+  };
+  const hooks: JitiHooks = {
+    onError(error) {
+      throw error;
+    },
+    nativeImport(id) {
+      if (isPackageFile(id) !== undefined) return Promise.reject(new Error(EVALUATE_FRESH));
+      return import(typeof id === "string" ? id : id.href);
+    },
+    createRequire(filename) {
+      const native = createRequire(filename);
+      const fresh = ((id: string) => {
+        const file = isPackageFile(id);
+        if (file !== undefined) {
+          // JSON has no fallback in jiti: read it again instead of from the cache.
+          if (file.endsWith(".json")) delete native.cache[file];
+          else throw new Error(EVALUATE_FRESH);
+        }
+        return native(id);
+      }) as NodeJS.Require;
+      return Object.assign(fresh, {
+        resolve: native.resolve,
+        cache: native.cache,
+        main: native.main,
+        extensions: native.extensions,
+      });
+    },
+  };
   // No transform cache on disk either: every reload's source is new (the cache would only grow,
   // one file per version, in the temp folder) and writing it costs more than it saves here.
-  const jiti = createJiti(path, {
-    moduleCache: false,
-    fsCache: false,
-    tryNative: false,
-    interopDefault: true,
-  });
+  const jiti = createJitiWithHooks(
+    path,
+    { moduleCache: false, fsCache: false, tryNative: false, interopDefault: true, transform: lazyTransform },
+    hooks,
+  );
   const namespace = (await jiti.import(path)) as Record<string, unknown> | undefined;
   return namespace !== null && typeof namespace === "object" && "default" in namespace
     ? namespace.default

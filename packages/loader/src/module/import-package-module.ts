@@ -6,16 +6,18 @@ import {
   type SkillHandler,
 } from "@skillbox/core";
 import { displayPath, type InterceptorPackage } from "../manifest/read-package.js";
-import { importFresh } from "./import-fresh.js";
+import { type ImportFreshOptions, importFresh } from "./import-fresh.js";
 
 /**
  * Imports a skill's handler module from `handlerPath`: its default export is a function, or
- * `defineSkill(...)` (whose schemas then count).
+ * `defineSkill(...)` (whose schemas then count). `options.root` is the package's code root: its
+ * files are evaluated afresh (see `importFresh`).
  */
 export async function importSkillModule(
   handlerPath: string,
+  options: ImportFreshOptions = {},
 ): Promise<{ handler: SkillHandler; defined?: DefinedSkill }> {
-  const exported = await importHandlerModule(handlerPath);
+  const exported = await importHandlerModule(handlerPath, options);
   if (typeof exported === "function") return { handler: exported as SkillHandler };
   if (isDefinedSkill(exported)) return { handler: exported.handler, defined: exported };
   throw new SkillboxError(
@@ -30,7 +32,7 @@ export async function importSkillModule(
  * `options`. The manifest's name, order and match win over the module's.
  */
 export async function importInterceptorModule(descriptor: InterceptorPackage): Promise<Interceptor> {
-  const exported = await importHandlerModule(descriptor.handlerPath);
+  const exported = await importHandlerModule(descriptor.handlerPath, { root: descriptor.root });
   const { manifest } = descriptor;
   let value: unknown = exported;
   if (typeof exported === "function") {
@@ -61,9 +63,9 @@ export async function importInterceptorModule(descriptor: InterceptorPackage): P
 }
 
 /** Imports a module afresh; a load failure becomes `HANDLER_INVALID` naming the file. */
-async function importHandlerModule(path: string): Promise<unknown> {
+async function importHandlerModule(path: string, options: ImportFreshOptions): Promise<unknown> {
   try {
-    return await importFresh(path);
+    return await importFresh(path, options);
   } catch (error) {
     throw new SkillboxError(
       "HANDLER_INVALID",

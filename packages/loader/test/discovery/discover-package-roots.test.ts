@@ -32,6 +32,17 @@ describe("listPackageFolders", () => {
     expect(await listPackageFolders(tree.path("plugins"))).toEqual([tree.path("plugins/echo")]);
   });
 
+  it("skips links to the folder itself or a parent (a loop, not a package)", async () => {
+    tree.mkdir("plugins/echo");
+    tree.symlink(".", "plugins/all");
+    tree.symlink("..", "plugins/up");
+    tree.mkdir("plugins/@acme/news");
+    tree.symlink("..", "plugins/@acme/back");
+    expect((await listPackageFolders(tree.path("plugins"))).sort()).toEqual(
+      [tree.path("plugins/@acme/news"), tree.path("plugins/echo")].sort(),
+    );
+  });
+
   it("includes symlinked package folders", async () => {
     tree.mkdir("elsewhere/echo");
     tree.symlink(tree.path("elsewhere/echo"), "plugins/echo");

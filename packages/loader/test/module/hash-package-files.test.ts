@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
-import { hashPackageFiles } from "../../src/module/hash-package-files.js";
+import {
+  hashPackageFiles,
+  listPackageFiles,
+  MAX_PACKAGE_FILES,
+  walkPackageFiles,
+} from "../../src/module/hash-package-files.js";
 
 let tree: TemporaryTree;
 
@@ -51,5 +56,54 @@ describe("hashPackageFiles", () => {
     tree.write("pkg/.cache/state", "anything");
     tree.write("pkg/.DS_Store", "anything");
     expect(await hash()).toBe(before);
+  });
+
+  it("follows symlinked files and folders: their content counts", async () => {
+    tree.write("elsewhere/shared/word.ts", 'export const word = "one";\n');
+    tree.write("elsewhere/notes.md", "one\n");
+    tree.symlink(tree.path("elsewhere/shared"), "pkg/shared");
+    tree.symlink("../elsewhere/notes.md", "pkg/notes.md");
+    expect(listPackageFiles(tree.path("pkg"))).toEqual(
+      ["pkg/index.ts", "pkg/lib/helper.ts", "pkg/notes.md", "pkg/shared/word.ts", "pkg/skill.json"].map(
+        (file) => tree.path(file),
+      ),
+    );
+    const before = await hash();
+    tree.write("elsewhere/shared/word.ts", 'export const word = "two";\n');
+    const afterFolderEdit = await hash();
+    expect(afterFolderEdit).not.toBe(before);
+    tree.write("elsewhere/notes.md", "two\n");
+    expect(await hash()).not.toBe(afterFolderEdit);
+  });
+
+  it.each([2, 3])("visits each real file once with %d symlinks to `.`, naming each link", async (links) => {
+    const linkPaths = Array.from({ length: links }, (_, index) => tree.symlink(".", `pkg/loop-${index}`));
+    const listing = walkPackageFiles(tree.path("pkg"));
+    // The bound: the package's three real files, not 3 × 2^depth.
+    expect(listing.files).toHaveLength(3);
+    expect(listing.skipped).toEqual(
+      linkPaths.map((path) => ({ reason: "loop", path, target: tree.path("pkg") })),
+    );
+  });
+
+  it("does not follow links to a parent folder or the filesystem root, nor loops through two packages", async () => {
+    tree.symlink("..", "pkg/up");
+    tree.symlink("/", "pkg/lib/root");
+    tree.write("other/file.ts", "export {};\n");
+    tree.symlink(tree.path("other"), "pkg/other");
+    tree.symlink(tree.path("pkg"), "other/back");
+    const listing = walkPackageFiles(tree.path("pkg"));
+    expect(listing.files).toHaveLength(4);
+    expect(listing.files).toContain(tree.path("pkg/other/file.ts"));
+    expect(listing.skipped.map((entry) => entry.path).sort()).toEqual(
+      [tree.path("pkg/lib/root"), tree.path("pkg/other/back"), tree.path("pkg/up")].sort(),
+    );
+  });
+
+  it(`lists at most ${MAX_PACKAGE_FILES} files and names where it stopped`, async () => {
+    for (let index = 0; index < MAX_PACKAGE_FILES + 50; index++) tree.write(`pkg/data/${index}.txt`, "x");
+    const listing = walkPackageFiles(tree.path("pkg"));
+    expect(listing.files).toHaveLength(MAX_PACKAGE_FILES);
+    expect(listing.skipped).toEqual([{ reason: "limit", path: tree.path("pkg/data") }]);
   });
 });

@@ -1,3 +1,4 @@
+import { pathToFileURL } from "node:url";
 import { importFresh } from "@skillbox/loader";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
@@ -84,6 +85,58 @@ describe("importFresh", () => {
     const path = tree.write("pkg/index.ts", 'import { word } from "./word";\nexport default () => word;\n');
     expect((await importHandler(path))({ msg: "" })).toBe("one");
     tree.write("pkg/word.ts", 'export const word = "two";\n');
+    expect((await importHandler(path))({ msg: "" })).toBe("two");
+  });
+
+  // jiti imports `.mjs`, `.cjs` and `.js` of a `"type": "module"` package natively, and Node
+  // caches those forever: without care an edit to any of them never reached a running host.
+  it.each([
+    ["an .mjs module and its .mjs helper", {}, "index.mjs", "helper.mjs", "esm"],
+    ["a .cjs module and its .cjs helper", {}, "index.cjs", "helper.cjs", "cjs"],
+    [
+      'a .js module and its .js helper in a "type": "module" package',
+      { "package.json": '{ "type": "module" }\n' },
+      "index.js",
+      "helper.js",
+      "esm",
+    ],
+    ["a .ts module and its .mjs helper", {}, "index.ts", "helper.mjs", "esm"],
+  ] as const)("evaluates %s again after an edit", async (_kind, extra, entry, helper, format) => {
+    for (const [file, content] of Object.entries(extra)) tree.write(`pkg/${file}`, content);
+    const write = (version: string) => {
+      tree.write(
+        `pkg/${helper}`,
+        format === "esm" ? `export const word = "${version}";\n` : `exports.word = "${version}";\n`,
+      );
+      return tree.write(
+        `pkg/${entry}`,
+        format === "esm"
+          ? `import { word } from "./${helper}";\nexport default () => "entry-${version} " + word;\n`
+          : `const { word } = require("./${helper}");\nmodule.exports = () => "entry-${version} " + word;\n`,
+      );
+    };
+    const path = write("one");
+    expect((await importHandler(path))({ msg: "" })).toBe("entry-one one");
+    write("two");
+    expect((await importHandler(path))({ msg: "" })).toBe("entry-two two");
+  });
+
+  it("evaluates an .mjs module with top-level await and import.meta.url as Node would", async () => {
+    const path = tree.write(
+      "pkg/index.mjs",
+      'const word = await Promise.resolve("awaited");\nconst url = import.meta.url;\nexport default () => word + " " + url;\n',
+    );
+    expect((await importHandler(path))({ msg: "" })).toBe(`awaited ${pathToFileURL(path).href}`);
+  });
+
+  it("evaluates an edited JSON file the handler imports", async () => {
+    tree.write("pkg/data.json", { word: "one" });
+    const path = tree.write(
+      "pkg/index.cjs",
+      'const data = require("./data.json");\nmodule.exports = () => data.word;\n',
+    );
+    expect((await importHandler(path))({ msg: "" })).toBe("one");
+    tree.write("pkg/data.json", { word: "two" });
     expect((await importHandler(path))({ msg: "" })).toBe("two");
   });
 

@@ -1,7 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { execa } from "execa";
 import type { SandboxProvider, SandboxSpec, SpawnPlan } from "../sandbox-types.js";
-import { containerEnvironment, removeEnvironmentFile, SANDBOX_LABEL } from "./container-cli-provider.js";
+import {
+  containerEnvironment,
+  removeEnvironmentFile,
+  sandboxOwnerLabelArgs,
+} from "./container-cli-provider.js";
 
 /**
  * The `run` flags of Apple's `container` CLI (macOS 26, Apple silicon). Every container is its
@@ -11,15 +15,7 @@ import { containerEnvironment, removeEnvironmentFile, SANDBOX_LABEL } from "./co
  */
 export function appleContainerRunArgs(spec: SandboxSpec, workDir: string): string[] {
   const { config } = spec;
-  const args = [
-    "run",
-    "--rm",
-    "--interactive",
-    "--name",
-    spec.id,
-    "--label",
-    `${SANDBOX_LABEL}=${process.pid}`,
-  ];
+  const args = ["run", "--rm", "--interactive", "--name", spec.id, ...sandboxOwnerLabelArgs()];
   args.push("--cap-drop", "ALL");
   if (!config.network) args.push("--network", "none", "--no-dns");
   args.push("--ulimit", `nproc=${config.pidsLimit}:${config.pidsLimit}`);
@@ -50,7 +46,8 @@ export function createAppleContainerProvider(options: { binary?: string } = {}):
     },
     plan(spec: SandboxSpec): SpawnPlan {
       const workDir = spec.config.workDir ?? "/workspace";
-      const environment = containerEnvironment(spec, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+      // A file, not descriptor 3: whether this CLI reads an env file from a pipe is untested.
+      const environment = containerEnvironment(spec, { PATH: process.env.PATH ?? "/usr/bin:/bin" }, "file");
       const args = [
         ...appleContainerRunArgs(spec, workDir),
         ...environment.args,

@@ -1,7 +1,7 @@
 import { SkillboxError } from "@skillbox/core";
 import { execa } from "execa";
 import type { SandboxProvider, SandboxSpec, SpawnPlan } from "../sandbox-types.js";
-import { createSandboxCgroup, type SandboxCgroup } from "./sandbox-cgroup.js";
+import { createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./sandbox-cgroup.js";
 
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -103,6 +103,9 @@ export function createBwrapProvider(options: BwrapProviderOptions = {}): Sandbox
     removeSync(ids: string[]) {
       for (const id of ids) cgroups.get(id)?.kill();
     },
+    // bwrap itself dies with its host (`--die-with-parent`), and its pid namespace with it; the
+    // cgroup folders of a host killed with SIGKILL are what is left.
+    removeOrphans: () => (process.platform === "linux" ? removeOrphanCgroups() : Promise.resolve([])),
     async finish(spec: SandboxSpec) {
       const cgroup = cgroups.get(spec.id);
       cgroups.delete(spec.id);

@@ -3,7 +3,15 @@ import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import {
+  currentSandboxOwner,
+  formatSandboxOwner,
+  isSandboxOwnerDead,
+  parseSandboxOwner,
+  SANDBOX_OWNER_LABEL,
+} from "../sandbox-owner.js";
 import type { SandboxProvider, SandboxProviderName, SandboxSpec, SpawnPlan } from "../sandbox-types.js";
+import { createHostDeathWatchdog } from "./host-death-watchdog.js";
 
 /** Options of {@link createContainerCliProvider}. */
 export interface ContainerCliProviderOptions {
@@ -20,22 +28,49 @@ export interface ContainerCliProviderOptions {
   probeArgs?: string[];
   /** The subcommand that kills and removes a container at once (default `rm --force`). */
   removeArgs?: string[];
+  /**
+   * How the sandbox's variables reach the CLI: `descriptor` (default) streams an env file on
+   * descriptor 3 (`--env-file /dev/fd/3`), so nothing is written to disk; `file` (the default on
+   * Windows) writes a private temporary file, for CLIs that cannot open `/dev/fd`.
+   */
+  environmentVia?: "descriptor" | "file";
 }
 
 /** Variables the CLI needs from the host to find its engine; nothing else of the host reaches it. */
 const CLIENT_VARIABLE = /^(PATH|HOME|TMPDIR|USER|LANG|(XDG|DOCKER|CONTAINER|CONTAINERS|PODMAN)_.*)$/;
 
+/**
+ * Node gives a child's extra descriptors as a socket, which `open("/dev/fd/3")` refuses (ENXIO):
+ * the shell copies it into a real pipe on descriptor 3 and then becomes the CLI, the job's
+ * stdin restored on descriptor 0.
+ */
+const ENVIRONMENT_THROUGH_PIPE = 'exec 4<&0; cat <&3 3<&- 4<&- | { exec 3<&0 0<&4 4<&-; exec "$@"; }';
+
 function environmentFilePath(id: string): string {
   return join(tmpdir(), `${id}.env`);
 }
 
-/** The label every Skillbox sandbox carries, so leftovers can be found with `ps --filter label=…`. */
+/**
+ * The label every Skillbox sandbox carries (its value: the owning process's pid), so leftovers
+ * can be found with `ps --filter label=…`. {@link SANDBOX_OWNER_LABEL} identifies the owner
+ * fully (boot, pid namespace, pid, start time) for the start-up sweep of dead owners' sandboxes.
+ */
 export const SANDBOX_LABEL = "io.skillbox.sandbox";
+
+/** The `--label` flags naming this process as the sandbox's owner. */
+export function sandboxOwnerLabelArgs(): string[] {
+  return [
+    "--label",
+    `${SANDBOX_LABEL}=${process.pid}`,
+    "--label",
+    `${SANDBOX_OWNER_LABEL}=${formatSandboxOwner(currentSandboxOwner())}`,
+  ];
+}
 
 /** Docker-compatible `run` flags for a spec: the hardened defaults plus the configured limits. */
 export function dockerCompatibleRunArgs(spec: SandboxSpec, workDir: string): string[] {
   const { config } = spec;
-  const args = ["run", "--rm", "-i", "--name", spec.id, "--label", `${SANDBOX_LABEL}=${process.pid}`];
+  const args = ["run", "--rm", "-i", "--name", spec.id, ...sandboxOwnerLabelArgs()];
   // Images are built or pulled beforehand: a run never reaches out to a registry, whose delay
   // would count against the sandbox's time limit.
   args.push("--pull", "never");
@@ -61,15 +96,19 @@ export function dockerCompatibleRunArgs(spec: SandboxSpec, workDir: string): str
 }
 
 /**
- * The sandbox's variables, written to a private (0600) `--env-file` that is deleted when the
- * sandbox ends: values never show in `ps` and never become the CLI's own environment (an
- * `LD_PRELOAD` meant for the sandbox must not load into podman). A value with a line break,
- * which env files cannot hold, is passed by name through the CLI's environment instead.
+ * The sandbox's variables as an env file the CLI reads: values never show in `ps` and never
+ * become the CLI's own environment (an `LD_PRELOAD` meant for the sandbox must not load into
+ * podman). With `via: "descriptor"` (the default) the file is streamed on descriptor 3
+ * (`--env-file /dev/fd/3`) and never touches the disk, so a host killed mid-run leaves nothing
+ * behind; with `via: "file"` it is a private (0600) temporary file deleted when the sandbox
+ * ends. A value with a line break, which env files cannot hold, is passed by name through the
+ * CLI's environment instead.
  */
 export function containerEnvironment(
   spec: SandboxSpec,
   clientEnv: Record<string, string>,
-): { args: string[]; env: Record<string, string> } {
+  via: "descriptor" | "file" = "descriptor",
+): { args: string[]; env: Record<string, string>; descriptor3?: string } {
   const variables: Record<string, string> = {};
   for (const name of spec.config.inheritEnv) {
     const value = process.env[name];
@@ -87,12 +126,16 @@ export function containerEnvironment(
       lines.push(`${name}=${value}`);
     }
   }
-  if (lines.length > 0) {
-    const path = environmentFilePath(spec.id);
-    // `wx`: never write through a file (or a planted symlink) that is already there.
-    writeFileSync(path, `${lines.join("\n")}\n`, { mode: 0o600, flag: "wx" });
-    args.push("--env-file", path);
+  if (lines.length === 0) return { args, env };
+  const contents = `${lines.join("\n")}\n`;
+  if (via === "descriptor") {
+    args.push("--env-file", "/dev/fd/3");
+    return { args, env, descriptor3: contents };
   }
+  const path = environmentFilePath(spec.id);
+  // `wx`: never write through a file (or a planted symlink) that is already there.
+  writeFileSync(path, contents, { mode: 0o600, flag: "wx" });
+  args.push("--env-file", path);
   return { args, env };
 }
 
@@ -118,6 +161,21 @@ export function createContainerCliProvider(options: ContainerCliProviderOptions)
   const globalArgs = options.globalArgs ?? [];
   const removeArgs = options.removeArgs ?? ["rm", "--force"];
   const clientEnv = () => ({ ...hostEnvironment(), ...options.clientEnv });
+  // Windows has neither `/bin/sh` for the pipe nor `/dev/fd` for the CLI to open.
+  const via = options.environmentVia ?? (process.platform === "win32" ? "file" : "descriptor");
+  const removeCommand = [options.binary, ...globalArgs, ...removeArgs];
+  let watchdog: ReturnType<typeof createHostDeathWatchdog> | null = null;
+  const watchdogOf = () => {
+    watchdog ??= createHostDeathWatchdog({ removeCommand, env: clientEnv() });
+    return watchdog;
+  };
+  const run = (args: string[]) =>
+    execa(options.binary, [...globalArgs, ...args], {
+      env: clientEnv(),
+      extendEnv: false,
+      reject: false,
+      timeout: 30_000,
+    });
   return {
     name: options.name,
     usesImages: true,
@@ -133,7 +191,7 @@ export function createContainerCliProvider(options: ContainerCliProviderOptions)
     },
     plan(spec: SandboxSpec): SpawnPlan {
       const workDir = spec.config.workDir ?? "/workspace";
-      const environment = containerEnvironment(spec, clientEnv());
+      const environment = containerEnvironment(spec, clientEnv(), via);
       const args = [
         ...globalArgs,
         ...dockerCompatibleRunArgs(spec, workDir),
@@ -142,19 +200,50 @@ export function createContainerCliProvider(options: ContainerCliProviderOptions)
         spec.image,
         ...spec.command,
       ];
-      return { file: options.binary, args, env: environment.env };
+      if (environment.descriptor3 === undefined) return { file: options.binary, args, env: environment.env };
+      return {
+        file: "/bin/sh",
+        args: ["-c", ENVIRONMENT_THROUGH_PIPE, "skillbox-sandbox", options.binary, ...args],
+        env: environment.env,
+        descriptor3: environment.descriptor3,
+      };
+    },
+    async prepare(spec: SandboxSpec) {
+      // The engine keeps a container running when its client's host dies; the watchdog removes
+      // it then, since the host's own exit handlers never run after SIGKILL.
+      watchdogOf()?.watch(spec.id);
     },
     async finish(spec: SandboxSpec) {
-      removeEnvironmentFile(spec.id);
+      if (via === "file") removeEnvironmentFile(spec.id);
+      watchdog?.release(spec.id);
       return {};
     },
     async remove(id: string) {
-      await execa(options.binary, [...globalArgs, ...removeArgs, id], {
-        env: clientEnv(),
-        extendEnv: false,
-        reject: false,
-        timeout: 30_000,
-      });
+      await run([...removeArgs, id]);
+    },
+    async removeOrphans() {
+      // Only sandboxes with a full owner label are judged; an owner that cannot be judged dead
+      // from here (another machine or container sharing the engine) keeps its sandboxes.
+      const listed = await run(["ps", "--all", "--quiet", "--filter", `label=${SANDBOX_OWNER_LABEL}`]);
+      const ids = listed.exitCode === 0 ? String(listed.stdout).split("\n").filter(Boolean) : [];
+      if (ids.length === 0) return [];
+      const inspected = await run([
+        "inspect",
+        "--format",
+        `{{.Name}}\t{{index .Config.Labels "${SANDBOX_OWNER_LABEL}"}}`,
+        ...ids,
+      ]);
+      const dead: string[] = [];
+      // A container that ended between the two calls makes `inspect` fail for it alone.
+      for (const line of String(inspected.stdout).split("\n")) {
+        const [name = "", label = ""] = line.split("\t");
+        const owner = parseSandboxOwner(label.trim());
+        if (owner !== undefined && isSandboxOwnerDead(owner)) dead.push(name.replace(/^\//, ""));
+      }
+      if (dead.length === 0) return [];
+      await run([...removeArgs, ...dead]);
+      if (via === "file") for (const name of dead) removeEnvironmentFile(name);
+      return dead;
     },
     removeSync(ids: string[]) {
       if (ids.length === 0) return;

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { currentSandboxOwner, isSandboxOwnerDead } from "../sandbox-owner.js";
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
 const CPU_PERIOD_US = 100_000;
@@ -78,6 +79,64 @@ async function killAndRemove(folders: string[]): Promise<void> {
   }
 }
 
+/**
+ * A sandbox's cgroup folder is named `<pid namespace>-<pid>-<start time>.<id>` after its owner,
+ * so the start-up sweep can tell a dead host's leftovers from a live host's fresh, still empty,
+ * cgroup. cgroups belong to one boot, so the boot id is implied.
+ */
+function folderName(id: string): string {
+  const owner = currentSandboxOwner();
+  const namespace = /\[(\d+)\]/.exec(owner.pidNamespace)?.[1] ?? "0";
+  return `${namespace}-${owner.pid}-${owner.startTime}.${id}`;
+}
+
+const FOLDER_NAME = /^(\d+)-(\d+)-([^.]+)\.(.+)$/;
+
+/** The owner of a cgroup folder named by {@link folderName}, dead or not; `false` when unknown. */
+function hasDeadOwner(name: string): boolean {
+  const match = FOLDER_NAME.exec(name);
+  if (match === null) return false;
+  const here = currentSandboxOwner();
+  const [, namespace = "", pid = "", startTime = ""] = match;
+  if (here.pidNamespace !== `pid:[${namespace}]`) return false;
+  return isSandboxOwnerDead({
+    boot: here.boot,
+    pidNamespace: here.pidNamespace,
+    pid: Number(pid),
+    startTime,
+  });
+}
+
+/** The folders holding sandbox cgroups: the v2 one, or one per v1 hierarchy. */
+function parentFolders(): string[] {
+  if (existsSync(join(CGROUP_ROOT, "cgroup.controllers"))) return [join(CGROUP_ROOT, "skillbox")];
+  return ["pids", "memory", "cpu"].map((controller) => join(CGROUP_ROOT, controller, "skillbox"));
+}
+
+/**
+ * Kills what is left in the cgroups of sandboxes whose owner is dead and removes them; returns
+ * the sandbox ids. A live owner's cgroups are never touched.
+ */
+export async function removeOrphanCgroups(): Promise<string[]> {
+  const folders: string[] = [];
+  const ids = new Set<string>();
+  for (const parent of parentFolders()) {
+    let names: string[];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!hasDeadOwner(name)) continue;
+      folders.push(join(parent, name));
+      ids.add(FOLDER_NAME.exec(name)?.[4] ?? name);
+    }
+  }
+  if (folders.length > 0) await killAndRemove(folders);
+  return [...ids];
+}
+
 function createUnified(id: string, limits: CgroupLimits): SandboxCgroup {
   const parent = join(CGROUP_ROOT, "skillbox");
   mkdirSync(parent, { recursive: true });
@@ -85,7 +144,7 @@ function createUnified(id: string, limits: CgroupLimits): SandboxCgroup {
   for (const level of [CGROUP_ROOT, parent]) {
     writeIfPresent(level, "cgroup.subtree_control", "+memory +pids +cpu");
   }
-  const folder = join(parent, id);
+  const folder = join(parent, folderName(id));
   mkdirSync(folder);
   writeIfPresent(folder, "pids.max", String(limits.pidsLimit));
   if (limits.memoryMb !== undefined) {
@@ -106,7 +165,7 @@ function createUnified(id: string, limits: CgroupLimits): SandboxCgroup {
 function createLegacy(id: string, limits: CgroupLimits): SandboxCgroup {
   const folders: string[] = [];
   const hierarchy = (controller: string) => {
-    const folder = join(CGROUP_ROOT, controller, "skillbox", id);
+    const folder = join(CGROUP_ROOT, controller, "skillbox", folderName(id));
     mkdirSync(folder, { recursive: true });
     folders.push(folder);
     return folder;

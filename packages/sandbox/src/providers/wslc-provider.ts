@@ -10,5 +10,7 @@ export function createWslcProvider(options: { binary?: string } = {}): SandboxPr
     name: "wslc",
     binary: options.binary ?? "wslc",
     probeArgs: ["container", "ps", "--quiet"],
+    // A Windows CLI has no `/dev/fd` to read a streamed env file from.
+    environmentVia: "file",
   });
 }

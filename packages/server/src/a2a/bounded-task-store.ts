@@ -4,6 +4,11 @@ import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 
 /** Tasks kept by default. */
 export const DEFAULT_MAX_TASKS = 1000;
+/**
+ * Serialised size a `tasks/list` page stays under: a task's history holds its input and its
+ * artifacts the output, so 100 tasks of big bodies would be hundreds of megabytes in one answer.
+ */
+const MAX_LIST_PAGE_BYTES = 1024 * 1024;
 
 const FINAL_STATES: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_COMPLETED,
@@ -56,13 +61,20 @@ export class BoundedTaskStore implements TaskStore {
       .sort((a, b) => cursorOf(b).localeCompare(cursorOf(a)));
     const start = params.pageToken ? startAfter(matching, params.pageToken) : 0;
     const pageSize = params.pageSize ?? 50;
-    const page = matching.slice(start, start + pageSize);
+    // The page ends early (with a nextPageToken) before it would cross MAX_LIST_PAGE_BYTES; the
+    // first task is always in it, so paging always moves on.
+    const page: Task[] = [];
+    let bytes = 0;
+    for (const task of matching.slice(start, start + pageSize)) {
+      const entry = structuredClone(params.includeArtifacts ? task : { ...task, artifacts: [] });
+      const size = Buffer.byteLength(JSON.stringify(entry));
+      if (page.length > 0 && bytes + size > MAX_LIST_PAGE_BYTES) break;
+      page.push(entry);
+      bytes += size;
+    }
     const last = page.at(-1);
     return {
-      tasks: page.map((task) => ({
-        ...structuredClone(task),
-        artifacts: params.includeArtifacts ? structuredClone(task.artifacts) : [],
-      })),
+      tasks: page,
       nextPageToken:
         last !== undefined && start + page.length < matching.length
           ? Buffer.from(cursorOf(last)).toString("base64url")

@@ -3,7 +3,7 @@ import { A2A_LEGACY_PROTOCOL_VERSION } from "@a2a-js/sdk/compat/v0_3";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { ContentTypeNotSupportedError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
-import { SkillboxError, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
+import { findOverDeepPath, SkillboxError, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { clientSignal } from "../http/client-signal.js";
 import type { HttpEnv } from "../http/http-env.js";
@@ -24,8 +24,17 @@ export interface A2aRoutesOptions extends A2aOptions {
   apiKeysConfigured: boolean;
 }
 
+/** JSON-RPC's "Invalid params" error code. */
+const INVALID_PARAMS = -32602;
+
 /** Where the JSON-RPC endpoint is mounted. */
 const A2A_ENDPOINT_PATH = "/a2a";
+
+/**
+ * Levels of a `message/send` body around a data part's value (body, params, message, parts, the
+ * part): the body may nest this much deeper than a skill's input.
+ */
+const ENVELOPE_DEPTH = 5;
 
 type JsonRpcEnvelope = { jsonrpc: "2.0"; id: string | number | null; result?: unknown; error?: unknown };
 
@@ -82,6 +91,20 @@ export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
       });
     }
     const id = idOf(body);
+    // Refused before the SDK sees it: its message conversion recurses, and a body thousands deep
+    // overflowed the stack there; the executor would refuse such an input anyway.
+    const maxDepth = options.executor.maxNestingDepth + ENVELOPE_DEPTH;
+    const overDeepPath = findOverDeepPath(body, maxDepth, "");
+    if (overDeepPath !== undefined) {
+      const message =
+        `The request nests objects and arrays deeper than ${maxDepth} levels (at ${overDeepPath}); ` +
+        `a skill's input may nest ${options.executor.maxNestingDepth} levels: send a flatter value`;
+      return answer(context, {
+        jsonrpc: "2.0",
+        id,
+        error: { code: INVALID_PARAMS, message, data: { path: overDeepPath, maxDepth } },
+      });
+    }
     const callContext = new ServerCallContext({
       user: new OwnerUser(context.get("owner"), options.apiKeysConfigured),
       requestedVersion: version,

@@ -1,6 +1,12 @@
 import { TaskState } from "@a2a-js/sdk";
 import type { AgentExecutor, ExecutionEventBus, RequestContext, ServerCallContext } from "@a2a-js/sdk/server";
-import { isSkillboxError, type SkillExecution, type SkillExecutor } from "@skillbox/core";
+import {
+  type CallerError,
+  isSkillboxError,
+  type SkillExecution,
+  type SkillExecutor,
+  toCallerError,
+} from "@skillbox/core";
 import { readSkillCall, type SkillCall } from "./read-skill-call.js";
 import { TaskEventPublisher } from "./task-event-publisher.js";
 
@@ -37,7 +43,8 @@ const STATE_BY_STATUS: Partial<Record<SkillExecution["status"], TaskState>> = {
  *
  * The task goes `submitted` → `working` → `completed` (the output as an artifact with one data
  * part; `metadata` carries `executionId`, `skill`, `skillVersion`, `executionStatus`), `failed`
- * (a text message `CODE: message` and `metadata.error` `{ code, message }`: the skill is
+ * (a text message `CODE: message` and `metadata.error` `{ code, message, data? }` — core's
+ * `toCallerError` view, no stack — e.g. `data.cause.code` of a `HANDLER_ERROR`: the skill is
  * unknown or disabled, its input invalid, the handler threw, it timed out), `rejected` (an
  * interceptor denied it) or `canceled`: `tasks/cancel` aborts the execution's signal, and the
  * execution is recorded `cancelled`. A blocking `message/send` whose client goes away is cancelled
@@ -67,7 +74,10 @@ export class SkillAgentExecutor implements AgentExecutor {
         call = readSkillCall(userMessage);
       } catch (error) {
         publisher.submitted(userMessage, {});
-        publisher.status(TaskState.TASK_STATE_FAILED, failure("REQUEST_INVALID", (error as Error).message));
+        publisher.status(
+          TaskState.TASK_STATE_FAILED,
+          failure({ code: "REQUEST_INVALID", message: (error as Error).message }),
+        );
         return;
       }
       publisher.submitted(userMessage, { skill: call.reference });
@@ -105,7 +115,7 @@ export class SkillAgentExecutor implements AgentExecutor {
       const { code, message } = isSkillboxError(error)
         ? error
         : { code: "INTERNAL_ERROR", message: "The server failed to run the skill; its log has the details" };
-      publisher.status(TaskState.TASK_STATE_FAILED, failure(code, message));
+      publisher.status(TaskState.TASK_STATE_FAILED, failure({ code, message }));
       return;
     }
     const metadata = {
@@ -128,7 +138,7 @@ export class SkillAgentExecutor implements AgentExecutor {
       code: execution.status.toUpperCase(),
       message: `The execution ended ${execution.status}`,
     };
-    const explained = failure(error.code, error.message);
+    const explained = failure(error);
     publisher.status(state, { text: explained.text, metadata: { ...metadata, ...explained.metadata } });
   }
 }
@@ -149,6 +159,8 @@ function followClient(requestContext: RequestContext, controller: AbortControlle
   return () => signal.removeEventListener("abort", abort);
 }
 
-function failure(code: string, message: string): { text: string; metadata: Record<string, unknown> } {
-  return { text: `${code}: ${message}`, metadata: { error: { code, message } } };
+/** The explanation of a failed task: text `CODE: message`, and the error's caller view as metadata. */
+function failure(error: CallerError): { text: string; metadata: Record<string, unknown> } {
+  const view = toCallerError(error);
+  return { text: `${view.code}: ${view.message}`, metadata: { error: view } };
 }

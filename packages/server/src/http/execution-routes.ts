@@ -1,9 +1,22 @@
-import { type ExecutionFilters, SkillboxError, type SkillExecutor } from "@skillbox/core";
+import {
+  DEFAULT_MAX_PAGE_BYTES,
+  type ExecutionFilters,
+  SkillboxError,
+  type SkillExecutor,
+  toCallerExecution,
+} from "@skillbox/core";
 import { Hono } from "hono";
 import type { HttpEnv } from "./http-env.js";
 import { listExecutionsQuerySchema, readQuery } from "./request-schemas.js";
 
-/** The `/api/executions` routes: the audit trail, each caller seeing only its own executions. */
+/** The summaries' share of a listing's 1 MiB: the rest is room for the envelope (`total`, …). */
+const LISTING_MAX_BYTES = DEFAULT_MAX_PAGE_BYTES - 1024;
+
+/**
+ * The `/api/executions` routes: the audit trail, each caller seeing only its own executions.
+ * Listings carry summaries (`ExecutionSummary`: previews of the bodies, a page under 1 MiB);
+ * `GET /:id` carries the full record.
+ */
 export function createExecutionRoutes(executor: SkillExecutor): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
 
@@ -16,9 +29,19 @@ export function createExecutionRoutes(executor: SkillExecutor): Hono<HttpEnv> {
       sessionId: query.sessionId,
       since: query.since,
     };
-    const executions = executor.listExecutions({ ...filters, limit: query.limit, offset: query.offset });
+    // Summaries, not records: a page of full records of 1 MiB bodies was gigabytes of JSON built
+    // in one synchronous turn. The bodies are at `/:id`.
+    const executions = executor.listExecutionSummaries({
+      ...filters,
+      limit: query.limit,
+      offset: query.offset,
+      maxBytes: LISTING_MAX_BYTES,
+    });
     const total = executor.countExecutions(filters);
-    return context.json({ executions, total, limit: query.limit, offset: query.offset });
+    // A page cut short by its byte budget says where the next one starts.
+    const next = query.offset + executions.length;
+    const nextOffset = next < total ? next : null;
+    return context.json({ executions, total, limit: query.limit, offset: query.offset, nextOffset });
   });
 
   routes.get("/:id", (context) => {
@@ -31,7 +54,8 @@ export function createExecutionRoutes(executor: SkillExecutor): Hono<HttpEnv> {
         data: { id },
       });
     }
-    return context.json(execution);
+    // The caller's view: the record's stack (host paths) stays in the audit trail.
+    return context.json(toCallerExecution(execution));
   });
 
   return routes;

@@ -1,4 +1,4 @@
-import { isSkillboxError, SkillboxError } from "@skillbox/core";
+import { isSkillboxError, SkillboxError, toCallerError } from "@skillbox/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -30,6 +30,10 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   INPUT_INVALID: 422,
   RATE_LIMITED: 429,
   BUSY: 503,
+  // Thrown (not recorded) only by a repeat of an idempotency key that gave up waiting for the
+  // first execution, still running after every timeout its skill allows: retry later.
+  TIMEOUT: 504,
+  INTERCEPTOR_UNAVAILABLE: 503,
   DATABASE_ERROR: 503,
 };
 
@@ -38,18 +42,17 @@ export function statusForCode(code: string): ContentfulStatusCode {
   return STATUS_BY_CODE[code] ?? 500;
 }
 
-/** Answers with the error shape and the status its code maps to. */
+/**
+ * Answers with the error shape and the status its code maps to. The error goes through core's
+ * `toCallerError`, the one caller view every front shares: host-only details (stacks) stay in
+ * the audit trail and the log.
+ */
 export function errorResponse(
   context: Context,
   error: { code: string; message: string; data?: unknown },
   headers?: Record<string, string>,
 ): Response {
-  const body: HttpErrorBody = {
-    error:
-      error.data === undefined
-        ? { code: error.code, message: error.message }
-        : { code: error.code, message: error.message, data: error.data },
-  };
+  const body: HttpErrorBody = { error: toCallerError(error) };
   return context.json(body, statusForCode(error.code), headers);
 }
 

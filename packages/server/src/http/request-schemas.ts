@@ -7,6 +7,21 @@ import { requestInvalid } from "./http-error.js";
 const MAX_TIMEOUT_MS = 2_147_483_647;
 const MAX_PAGE_SIZE = 1000;
 
+/** Longest `idempotencyKey` and `sessionId` accepted. */
+const MAX_IDENTIFIER_LENGTH = 200;
+
+/**
+ * A caller-chosen identifier. Each check carries its own message: with only the schema-wide
+ * `error`, Zod would answer "must be a string" for a string that is merely too long.
+ */
+const identifierSchema = z
+  .string({ error: "must be a string" })
+  .min(1, "must not be empty")
+  .max(MAX_IDENTIFIER_LENGTH, {
+    error: (issue) =>
+      `must be at most ${MAX_IDENTIFIER_LENGTH} characters, got ${(issue.input as string).length}; use a shorter one (a hash of a longer one, say)`,
+  });
+
 /** Body of `POST /api/skills/:name/execute`. */
 export const executeBodySchema = z.strictObject({
   /** The skill's input; omitted means `{}`. */
@@ -16,14 +31,14 @@ export const executeBodySchema = z.strictObject({
     .min(1, "must not be empty")
     .regex(/^[^@]+$/, 'must be a semver version or range without "@", such as "^1.0.0"')
     .optional(),
-  idempotencyKey: z.string({ error: "must be a string" }).min(1, "must not be empty").max(200).optional(),
+  idempotencyKey: identifierSchema.optional(),
   timeoutMs: z
     .number({ error: "must be a number of milliseconds" })
     .int("must be a whole number of milliseconds")
     .positive("must be positive")
     .max(MAX_TIMEOUT_MS, `must be at most ${MAX_TIMEOUT_MS}`)
     .optional(),
-  sessionId: z.string({ error: "must be a string" }).min(1, "must not be empty").max(200).optional(),
+  sessionId: identifierSchema.optional(),
 });
 
 /** Body of `PATCH /api/skills/:id`. */

@@ -1,9 +1,11 @@
 import {
+  findOverDeepPath,
   SKILL_NAME_PATTERN,
   type Skill,
   SkillboxError,
   type SkillExecutor,
   type SkillRegistry,
+  toCallerExecution,
 } from "@skillbox/core";
 import { type Context, Hono } from "hono";
 import { clientSignal } from "./client-signal.js";
@@ -49,6 +51,7 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
 
   const execute = async (context: Context<HttpEnv>, name: string) => {
     const body = await readJsonBody(context, executeBodySchema);
+    refuseOverDeepInput(body.input, executor.maxNestingDepth);
     const owner = context.get("owner");
     const reference = body.version === undefined ? checkedName(name) : `${checkedName(name)}@${body.version}`;
     const execution = await executor.execute(reference, body.input === undefined ? {} : body.input, {
@@ -59,6 +62,8 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
       // A client that goes away cancels its execution — unless it sent an idempotency key: it
       // means to retry, and the retry should get the finished execution, not a cancelled one.
       signal: body.idempotencyKey === undefined ? clientSignal(context) : undefined,
+      // Its retry, though, stops waiting for the first attempt's execution once its own client left.
+      waitSignal: body.idempotencyKey === undefined ? undefined : clientSignal(context),
     });
     // Invalid input is the request's fault even though the executor recorded it.
     if (execution.status === "error" && execution.error?.code === "INPUT_INVALID") {
@@ -68,7 +73,8 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
         data: { executionId: execution.id, violations: execution.error.data },
       });
     }
-    return context.json(execution);
+    // The caller's view: the record's stack (host paths) stays in the audit trail.
+    return context.json(toCallerExecution(execution));
   };
   routes.post("/:name/execute", (context) => execute(context, context.req.param("name")));
 
@@ -115,6 +121,20 @@ function latest(skills: Skill[]): LatestSkillView[] {
     const shown = runnable ?? versions[0]!;
     return { ...toSkillView(shown), versions: versions.map((skill) => skill.version) };
   });
+}
+
+/**
+ * Refuses (400) an input nested deeper than the executor accepts, before it runs. The executor
+ * would refuse it too, but recording that refusal is for callers that reach it in-process: a
+ * body thousands deep is a malformed request, and answering it must not walk it recursively.
+ */
+function refuseOverDeepInput(input: unknown, maxDepth: number): void {
+  const path = findOverDeepPath(input, maxDepth, "input");
+  if (path === undefined) return;
+  throw requestInvalid(
+    `\`input\` nests objects and arrays deeper than ${maxDepth} levels (at ${path}); send a flatter value`,
+    { path, maxDepth },
+  );
 }
 
 /** A path segment percent-decoded; one that does not decode stays as it is (and names no skill). */

@@ -1,6 +1,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { SkillExecution } from "@skillbox/core";
+import { type SkillExecution, toCallerError } from "@skillbox/core";
 import { EXECUTION_META_KEY, type SkillTool, STATUS_META_KEY } from "./skill-to-tool.js";
+
+/**
+ * The `_meta` key of a failed tool result holding the error as callers see it — `{ code, message,
+ * data? }` through core's `toCallerError` (no stack), e.g. `data.cause.code` of a `HANDLER_ERROR`.
+ */
+export const ERROR_META_KEY = "skillbox/error";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -33,17 +39,24 @@ export function toolErrorResult(
  * The tool result of a finished execution. Success: the output as JSON text, plus the output
  * itself as `structuredContent` when the tool advertised an `outputSchema` (as the spec asks,
  * the text repeats it for clients that ignore structured content). Any other status: a tool
- * error with the execution's error code and message. `_meta` carries the execution id and status
- * so a client can find the audit row.
+ * error with the execution's error code and message, and the error's caller view under
+ * {@link ERROR_META_KEY}. `_meta` carries the execution id and status so a client can find the
+ * audit row.
  */
 export function executionToToolResult(execution: SkillExecution, entry: SkillTool): CallToolResult {
-  const meta = { [EXECUTION_META_KEY]: execution.id, [STATUS_META_KEY]: execution.status };
+  const meta: Record<string, unknown> = {
+    [EXECUTION_META_KEY]: execution.id,
+    [STATUS_META_KEY]: execution.status,
+  };
   if (execution.status !== "success") {
-    const code = execution.error?.code ?? execution.status.toUpperCase();
-    const message =
-      execution.error?.message ??
-      `${execution.skillName}@${execution.skillVersion} ended with status ${execution.status}`;
-    return toolErrorResult(code, message, meta);
+    const error = toCallerError(
+      execution.error ?? {
+        code: execution.status.toUpperCase(),
+        message: `${execution.skillName}@${execution.skillVersion} ended with status ${execution.status}`,
+      },
+    );
+    meta[ERROR_META_KEY] = error;
+    return toolErrorResult(error.code, error.message, meta);
   }
   const { output } = execution;
   const text = toJsonText(output);

@@ -84,6 +84,45 @@ describe("BoundedTaskStore", () => {
     expect(inContext.tasks.map((entry) => entry.id)).toEqual(["t3"]);
   });
 
+  it("ends a page of big tasks before 1 MiB, with a token for the rest", async () => {
+    const store = new BoundedTaskStore();
+    const output = { text: "o".repeat(400 * 1024) };
+    for (let index = 0; index < 6; index++) {
+      const big = task(`t${index}`, TaskState.TASK_STATE_COMPLETED, `2030-01-01T00:00:0${index}.000Z`);
+      big.artifacts = [
+        {
+          artifactId: `t${index}`,
+          name: "output",
+          description: "",
+          parts: [
+            { content: { $case: "data", value: output }, metadata: undefined, filename: "", mediaType: "" },
+          ],
+          metadata: undefined,
+          extensions: [],
+        },
+      ];
+      await store.save(big, alice);
+    }
+
+    const seen: string[] = [];
+    let pageToken = "";
+    let pages = 0;
+    do {
+      const page = await store.list(
+        ListTasksRequest.fromJSON({ pageSize: 100, includeArtifacts: true, pageToken }),
+        alice,
+      );
+      expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThan(1024 * 1024);
+      expect(page.tasks.every((entry) => entry.artifacts.length === 1)).toBe(true);
+      seen.push(...page.tasks.map((entry) => entry.id));
+      pageToken = page.nextPageToken;
+      pages++;
+    } while (pageToken !== "");
+
+    expect(pages).toBe(3);
+    expect(seen).toEqual(["t5", "t4", "t3", "t2", "t1", "t0"]);
+  });
+
   it("refuses a maxTasks below 1", () => {
     expect(() => new BoundedTaskStore(0)).toThrow(/maxTasks/);
   });

@@ -7,8 +7,8 @@ import { type PageHandler, type PageServer, startPageServer } from "./page-serve
 
 /** The page servers and hosts of one test file, each stopped when the file no longer needs it. */
 export interface BrowserTestBed {
-  /** Starts a page server (usually in `beforeAll`), closed after the file's last test. */
-  pageServer(pages: Record<string, string | PageHandler>): Promise<PageServer>;
+  /** Starts a page server (usually in `beforeAll`) on a loopback `address`, closed after the file's last test. */
+  pageServer(pages: Record<string, string | PageHandler>, address?: string): Promise<PageServer>;
   /**
    * A host with the browser skills built from `settings` (the default exports, reading the
    * environment, when omitted), disposed after the test.
@@ -32,8 +32,8 @@ export function useBrowserTestBed(): BrowserTestBed {
     for (const server of servers.splice(0)) await server.close();
   });
   return {
-    async pageServer(pages) {
-      const server = await startPageServer(pages);
+    async pageServer(pages, address) {
+      const server = await startPageServer(pages, address);
       servers.push(server);
       return server;
     },

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 /** Answers one path of a {@link PageServer}. */
 export type PageHandler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
 
-/** A real HTTP server on 127.0.0.1 serving test pages; it records every request it receives. */
+/** A real HTTP server on loopback serving test pages; it records every request it receives. */
 export interface PageServer {
   /** `127.0.0.1:<port>`, the form the host allowlist takes. */
   host: string;
@@ -18,8 +18,14 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-/** Serves `text/html` pages: a string is sent as the page, a function answers by itself; anything else is 404. */
-export async function startPageServer(pages: Record<string, string | PageHandler>): Promise<PageServer> {
+/**
+ * Serves `text/html` pages: a string is sent as the page, a function answers by itself; anything
+ * else is 404. `address` is the loopback address to listen on (default 127.0.0.1).
+ */
+export async function startPageServer(
+  pages: Record<string, string | PageHandler>,
+  address = "127.0.0.1",
+): Promise<PageServer> {
   const requests: string[] = [];
   const abandoned: string[] = [];
   const server = createServer((request, response) => {
@@ -46,11 +52,11 @@ export async function startPageServer(pages: Record<string, string | PageHandler
     requests.push(`UPGRADE ${request.url}`);
     socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://${address}:${port}`;
   return {
-    host: `127.0.0.1:${port}`,
+    host: `${address}:${port}`,
     origin,
     url: (path = "/") => `${origin}${path}`,
     requests,

@@ -1,7 +1,6 @@
+import { classifyAddress, createAddressPolicy, parseIpLiteral } from "@skillbox/core";
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
-import { createAddressPolicy } from "../lib/address-policy.ts";
-import { classifyAddress, parseIpLiteral } from "../lib/classify-address.ts";
 
 function classify(address: string) {
   return classifyAddress(ipaddr.parse(address));

@@ -49,8 +49,10 @@ function inRange(address: Address, [base, bits]: Range): boolean {
 }
 
 /**
- * Builds the SSRF policy from the allowlist (`SKILLBOX_HTTP_ALLOW_PRIVATE`): entries are host names,
- * IP addresses or CIDR ranges. Public addresses always pass; others pass only when listed.
+ * Builds an SSRF policy from an allowlist of exemptions (`SKILLBOX_HTTP_ALLOW_PRIVATE`,
+ * `SKILLBOX_BROWSER_ALLOW_PRIVATE`): entries are host names, IP addresses or CIDR ranges. Public
+ * addresses always pass; loopback, private, link-local and other special ranges pass only when
+ * listed (a listed host name passes whatever it resolves to).
  */
 export function createAddressPolicy(allowPrivate: readonly string[]): AddressPolicy {
   const hosts = new Set<string>();

@@ -1,0 +1,14 @@
+import { toCallerError } from "../errors/to-caller-error.js";
+import type { SkillExecution } from "../types.js";
+
+/**
+ * The caller's view of an execution record: the record with its error passed through
+ * {@link toCallerError}, so host-only details (stacks naming the host's files) stay in the audit
+ * trail. Fronts answer execution records through it (HTTP execute and `GET /api/executions/:id`,
+ * MCP, A2A); `execute()` and `getExecution()` in-process keep the full record. Returns a copy.
+ */
+export function toCallerExecution<Output>(execution: SkillExecution<Output>): SkillExecution<Output> {
+  return execution.error === null
+    ? { ...execution }
+    : { ...execution, error: toCallerError(execution.error) };
+}

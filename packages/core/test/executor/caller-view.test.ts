@@ -1,0 +1,159 @@
+import { pathToFileURL } from "node:url";
+import {
+  SkillboxError,
+  type SkillHost,
+  type SkillRegistration,
+  toCallerError,
+  toCallerExecution,
+} from "@skillbox/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
+
+let tree: TemporaryTree;
+const hosts: TemporaryHost[] = [];
+
+beforeEach(() => {
+  tree = createTemporaryTree("skillbox-caller-view-");
+});
+
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.dispose();
+  tree.cleanup();
+});
+
+function newHost(): TemporaryHost {
+  const host = createTemporaryHost({ worker: { maxThreads: 1 } });
+  hosts.push(host);
+  return host;
+}
+
+function register(host: SkillHost, registration: Partial<SkillRegistration> & { name: string }) {
+  return host.registry.register({
+    version: "1.0.0",
+    handler: registration.name,
+    apiKeyId: "public",
+    ...registration,
+  });
+}
+
+/** Every key of a JSON value, at any depth. */
+function keysOf(value: unknown): string[] {
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => [key, ...keysOf(item)]);
+}
+
+describe("toCallerExecution", () => {
+  it("drops the stack of a HANDLER_ERROR while the audit row keeps it", async () => {
+    const host = newHost();
+    register(host, { name: "broken" });
+    host.executor.registerHandler("broken", () => {
+      throw new TypeError("the widget is broken");
+    });
+    const execution = await host.executor.execute("broken", {});
+
+    const view = toCallerExecution(execution);
+    expect(view.error).toMatchObject({
+      code: "HANDLER_ERROR",
+      message: "broken@1.0.0: the widget is broken",
+    });
+    expect(view.error?.data).toEqual({ name: "TypeError" });
+    expect(JSON.stringify(view)).not.toContain("stack");
+    // The stored row (the host's audit trail) keeps the stack for whoever debugs it.
+    const stored = host.executor.getExecution(execution.id);
+    expect((stored?.error?.data as { stack?: string } | undefined)?.stack).toContain("the widget is broken");
+    // The view is a copy: the record the in-process caller holds is not changed.
+    expect((execution.error?.data as { stack?: string } | undefined)?.stack).toContain(
+      "the widget is broken",
+    );
+  });
+
+  it("drops stacks a nested ctx.call carried up and the worker's stack with its host paths", async () => {
+    const host = newHost();
+    const file = tree.write(
+      "handlers/throws.mjs",
+      'export default function throws() { throw new Error("deep down"); }\n',
+    );
+    register(host, { name: "child", handler: pathToFileURL(file).href, runtime: "worker" });
+    register(host, { name: "parent", requires: { child: "*" } });
+    host.executor.registerHandler("parent", (_input, context) => context.call("child", {}));
+    const execution = await host.executor.execute("parent", {});
+
+    expect(execution.error?.code).toBe("HANDLER_ERROR");
+    expect(JSON.stringify(execution)).toContain(tree.root);
+    const view = toCallerExecution(execution);
+    expect(view.error?.data).toMatchObject({ details: { name: "Error" } });
+    expect(keysOf(view)).not.toContain("stack");
+    expect(JSON.stringify(view)).not.toContain(tree.root);
+    expect(JSON.stringify(host.executor.getExecution(execution.id))).toContain(tree.root);
+  });
+});
+
+describe("toCallerError", () => {
+  it("keeps code, message and data, dropping `stack` at any depth and copying `__proto__` keys as data", () => {
+    const data = JSON.parse(
+      '{"stack":"at /srv/app.js:1","__proto__":{"stack":"x","kept":1},"list":[{"stack":"y","id":2}]}',
+    );
+    const error = new SkillboxError("UPSTREAM_ERROR", "the service answered 503", { data });
+    expect(toCallerError(error)).toEqual(
+      JSON.parse(
+        '{"code":"UPSTREAM_ERROR","message":"the service answered 503","data":{"__proto__":{"kept":1},"list":[{"id":2}]}}',
+      ),
+    );
+    expect(toCallerError({ code: "TIMEOUT", message: "too slow" })).toEqual({
+      code: "TIMEOUT",
+      message: "too slow",
+    });
+  });
+});
+
+describe("HANDLER_ERROR cause", () => {
+  it("keeps the code of a plain Error as data.cause.code", async () => {
+    const host = newHost();
+    register(host, { name: "connects" });
+    host.executor.registerHandler("connects", () => {
+      throw Object.assign(new Error("connect failed"), { code: "ECONNREFUSED" });
+    });
+    const execution = await host.executor.execute("connects", {});
+    expect(execution.error?.code).toBe("HANDLER_ERROR");
+    expect(execution.error?.data).toMatchObject({ cause: { name: "Error", code: "ECONNREFUSED" } });
+    expect(toCallerExecution(execution).error?.data).toEqual({
+      name: "Error",
+      cause: { name: "Error", code: "ECONNREFUSED" },
+    });
+  });
+
+  it("keeps the codes down an Error's cause chain (fetch's `TypeError: fetch failed`)", async () => {
+    const host = newHost();
+    register(host, { name: "fetches" });
+    host.executor.registerHandler("fetches", () => {
+      const refused = Object.assign(new Error("connect ECONNREFUSED 10.0.0.7:5432"), {
+        code: "ECONNREFUSED",
+      });
+      throw new TypeError("fetch failed", { cause: refused });
+    });
+    const execution = await host.executor.execute("fetches", {});
+    const view = toCallerExecution(execution);
+    expect(view.error?.data).toEqual({
+      name: "TypeError",
+      cause: { name: "TypeError", cause: { name: "Error", code: "ECONNREFUSED" } },
+    });
+    // The inner message names an internal address: only name and code travel.
+    expect(JSON.stringify(view)).not.toContain("10.0.0.7");
+  });
+
+  it("keeps the code of an Error thrown in a worker thread", async () => {
+    const host = newHost();
+    const file = tree.write(
+      "handlers/refused.mjs",
+      'export default function refused() { throw Object.assign(new Error("no database"), { code: "ECONNREFUSED" }); }\n',
+    );
+    register(host, { name: "refused", handler: pathToFileURL(file).href, runtime: "worker" });
+    const execution = await host.executor.execute("refused", {});
+    expect(execution.error?.code).toBe("HANDLER_ERROR");
+    expect(toCallerExecution(execution).error?.data).toEqual({
+      name: "Error",
+      cause: { name: "Error", code: "ECONNREFUSED" },
+    });
+  });
+});

@@ -1,0 +1,248 @@
+import {
+  createSkillHost,
+  defineInterceptor,
+  isSkillboxError,
+  type SkillboxError,
+  type SkillHost,
+  type SkillRegistration,
+} from "@skillbox/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+
+const hosts: TemporaryHost[] = [];
+const extraHosts: SkillHost[] = [];
+
+afterEach(async () => {
+  for (const extra of extraHosts.splice(0)) await extra.close();
+  for (const host of hosts.splice(0)) await host.dispose();
+});
+
+function newHost(): TemporaryHost {
+  const host = createTemporaryHost();
+  hosts.push(host);
+  return host;
+}
+
+function register(host: SkillHost, registration: Partial<SkillRegistration> & { name: string }) {
+  return host.registry.register({
+    version: "1.0.0",
+    handler: registration.name,
+    apiKeyId: "public",
+    ...registration,
+  });
+}
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+async function rejection(promise: Promise<unknown>, code: string): Promise<SkillboxError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(isSkillboxError(error), `expected a SkillboxError ${code}, got ${String(error)}`).toBe(true);
+  expect((error as SkillboxError).code).toBe(code);
+  return error as SkillboxError;
+}
+
+describe("IdempotencyGate", () => {
+  describe("input of a repeat", () => {
+    it("answers IDEMPOTENCY_CONFLICT for the same key with a different input, naming the key", async () => {
+      const host = newHost();
+      register(host, { name: "charge" });
+      let calls = 0;
+      host.executor.registerHandler("charge", (input: { amount: number }) => {
+        calls++;
+        return { charged: input.amount };
+      });
+      const first = await host.executor.execute("charge", { amount: 10 }, { idempotencyKey: "order-1" });
+      const error = await rejection(
+        host.executor.execute("charge", { amount: 99 }, { idempotencyKey: "order-1" }),
+        "IDEMPOTENCY_CONFLICT",
+      );
+      expect(error.message).toContain('"order-1"');
+      expect(error.message).toContain("different input");
+      expect(error.data).toEqual({ executionId: first.id });
+      expect(calls).toBe(1);
+      expect(host.executor.countExecutions()).toBe(1);
+    });
+
+    it("returns the stored execution for the same input written with its keys in another order", async () => {
+      const host = newHost();
+      register(host, { name: "charge" });
+      host.executor.registerHandler("charge", () => "charged");
+      const first = await host.executor.execute(
+        "charge",
+        { amount: 10, card: { last4: "4242", brand: "visa" }, items: [1, 2] },
+        { idempotencyKey: "order-2" },
+      );
+      const repeat = await host.executor.execute(
+        "charge",
+        { items: [1, 2], card: { brand: "visa", last4: "4242" }, amount: 10 },
+        { idempotencyKey: "order-2" },
+      );
+      expect(repeat.id).toBe(first.id);
+      // Array order is part of the input.
+      await rejection(
+        host.executor.execute(
+          "charge",
+          { amount: 10, card: { last4: "4242", brand: "visa" }, items: [2, 1] },
+          { idempotencyKey: "order-2" },
+        ),
+        "IDEMPOTENCY_CONFLICT",
+      );
+    });
+
+    it("answers IDEMPOTENCY_CONFLICT at once while the first execution is still in flight", async () => {
+      const host = newHost();
+      register(host, { name: "charge" });
+      const release = deferred();
+      host.executor.registerHandler("charge", async () => {
+        await release.promise;
+        return "charged";
+      });
+      const first = host.executor.execute("charge", { amount: 10 }, { idempotencyKey: "order-3" });
+      await rejection(
+        host.executor.execute("charge", { amount: 11 }, { idempotencyKey: "order-3" }),
+        "IDEMPOTENCY_CONFLICT",
+      );
+      release.resolve();
+      expect((await first).status).toBe("success");
+    });
+
+    it("compares the caller's input, not the redacted input in the audit trail", async () => {
+      const host = newHost();
+      register(host, { name: "login" });
+      let calls = 0;
+      host.executor.registerHandler("login", () => ++calls);
+      host.executor.use(
+        defineInterceptor({
+          name: "redact",
+          audit: (_context, entry) =>
+            "input" in entry ? { input: { ...(entry.input as object), password: "[redacted]" } } : entry,
+        }),
+      );
+      const first = await host.executor.execute(
+        "login",
+        { user: "ada", password: "hunter2" },
+        { idempotencyKey: "login-1" },
+      );
+      expect(host.executor.getExecution(first.id)?.input).toEqual({ user: "ada", password: "[redacted]" });
+      const repeat = await host.executor.execute(
+        "login",
+        { user: "ada", password: "hunter2" },
+        { idempotencyKey: "login-1" },
+      );
+      expect(repeat.id).toBe(first.id);
+      // Redacted alike, yet another input.
+      await rejection(
+        host.executor.execute("login", { user: "ada", password: "other" }, { idempotencyKey: "login-1" }),
+        "IDEMPOTENCY_CONFLICT",
+      );
+      expect(calls).toBe(1);
+    });
+
+    it("answers IDEMPOTENCY_CONFLICT for a key another host on the same database used with another input", async () => {
+      const host = newHost();
+      const other = createSkillHost({
+        database: host.databasePath,
+        logger: { debug() {}, info() {}, warn() {}, error() {} },
+      });
+      extraHosts.push(other);
+      register(host, { name: "charge" });
+      host.executor.registerHandler("charge", () => "charged");
+      other.executor.registerHandler("charge", () => "charged again");
+      const first = await host.executor.execute("charge", { amount: 10 }, { idempotencyKey: "order-4" });
+      const same = await other.executor.execute("charge", { amount: 10 }, { idempotencyKey: "order-4" });
+      expect(same.id).toBe(first.id);
+      expect(same.output).toBe("charged");
+      await rejection(
+        other.executor.execute("charge", { amount: 12 }, { idempotencyKey: "order-4" }),
+        "IDEMPOTENCY_CONFLICT",
+      );
+    });
+  });
+
+  describe("waiting for the first execution", () => {
+    it("ends a duplicate's wait in the same process when its caller's signal aborts", async () => {
+      const host = newHost();
+      register(host, { name: "charge" });
+      const release = deferred();
+      const started = deferred();
+      host.executor.registerHandler("charge", async () => {
+        started.resolve();
+        await release.promise;
+        return "charged";
+      });
+      const first = host.executor.execute("charge", {}, { idempotencyKey: "order-5" });
+      await started.promise;
+      const controller = new AbortController();
+      const duplicate = host.executor.execute(
+        "charge",
+        {},
+        { idempotencyKey: "order-5", signal: controller.signal },
+      );
+      controller.abort();
+      const error = await rejection(duplicate, "CANCELLED");
+      expect(error.message).toContain("order-5");
+      // Only the duplicate's wait ended: the first execution runs on and finishes.
+      release.resolve();
+      expect((await first).status).toBe("success");
+    });
+
+    it("ends a duplicate's wait when its waitSignal aborts, and never cancels an execution through it", async () => {
+      const host = newHost();
+      register(host, { name: "charge" });
+      const release = deferred();
+      const started = deferred();
+      host.executor.registerHandler("charge", async () => {
+        started.resolve();
+        await release.promise;
+        return "charged";
+      });
+      const ownWait = new AbortController();
+      const first = host.executor.execute(
+        "charge",
+        {},
+        { idempotencyKey: "order-7", waitSignal: ownWait.signal },
+      );
+      await started.promise;
+      const duplicateWait = new AbortController();
+      const duplicate = host.executor.execute(
+        "charge",
+        {},
+        { idempotencyKey: "order-7", waitSignal: duplicateWait.signal },
+      );
+      duplicateWait.abort();
+      await rejection(duplicate, "CANCELLED");
+      // The first call's own waitSignal does not cancel its execution.
+      ownWait.abort();
+      release.resolve();
+      const execution = await first;
+      expect(execution.status).toBe("success");
+      expect(execution.output).toBe("charged");
+    });
+
+    it("refuses at once a duplicate whose signal has already aborted", async () => {
+      const host = newHost();
+      register(host, { name: "charge" });
+      const release = deferred();
+      host.executor.registerHandler("charge", async () => {
+        await release.promise;
+        return "charged";
+      });
+      const first = host.executor.execute("charge", {}, { idempotencyKey: "order-6" });
+      await rejection(
+        host.executor.execute("charge", {}, { idempotencyKey: "order-6", signal: AbortSignal.abort() }),
+        "CANCELLED",
+      );
+      release.resolve();
+      expect((await first).status).toBe("success");
+    });
+  });
+});
