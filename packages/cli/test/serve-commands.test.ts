@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject } from "./cli-process.js";
+import { type CliProject, createCliProject, type RunningCli } from "./cli-process.js";
 
 let project: CliProject;
 
@@ -22,6 +22,17 @@ async function execute(url: string, name: string, input: unknown, headers: Recor
     body: JSON.stringify({ input }),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Runs echo, edits its handler, waits for `dev` to log the reload and checks the edited code answers. */
+async function expectHotReload(server: RunningCli, url: string): Promise<void> {
+  expect((await execute(url, "echo", { msg: "v1" })).body).toMatchObject({ output: { echoed: "v1" } });
+  project.tree.write(
+    "plugins/echo/index.ts",
+    'export default (input: any) => ({ echoed: input.msg + " (v2)" });\n',
+  );
+  await server.waitForOutput(/reloaded\s+skill echo@1\.0\.0/);
+  expect((await execute(url, "echo", { msg: "hi" })).body).toMatchObject({ output: { echoed: "hi (v2)" } });
 }
 
 describe("skillbox serve", { timeout: 60_000 }, () => {
@@ -93,16 +104,7 @@ describe("skillbox dev", { timeout: 60_000 }, () => {
     for (const name of ["loop-a", "loop-b", "loop-c"]) project.tree.symlink(".", `plugins/echo/${name}`);
     const server = project.start(["dev", "--port", "0"]);
     const [, url] = await server.waitForOutput(LISTENING);
-    expect((await execute(url!, "echo", { msg: "v1" })).body).toMatchObject({ output: { echoed: "v1" } });
-
-    project.tree.write(
-      "plugins/echo/index.ts",
-      'export default (input: any) => ({ echoed: input.msg + " (v2)" });\n',
-    );
-    await server.waitForOutput(/reloaded\s+skill echo@1\.0\.0/);
-    expect((await execute(url!, "echo", { msg: "hi" })).body).toMatchObject({
-      output: { echoed: "hi (v2)" },
-    });
+    await expectHotReload(server, url!);
 
     const stopped = await server.stop("SIGTERM");
     expect(stopped.code).toBe(0);
@@ -113,16 +115,7 @@ describe("skillbox dev", { timeout: 60_000 }, () => {
   it("hot-reloads an edited handler and logs reloads and errors live", async () => {
     const server = project.start(["dev", "--port", "0"]);
     const [, url] = await server.waitForOutput(LISTENING);
-    expect((await execute(url!, "echo", { msg: "v1" })).body).toMatchObject({ output: { echoed: "v1" } });
-
-    project.tree.write(
-      "plugins/echo/index.ts",
-      'export default (input: any) => ({ echoed: input.msg + " (v2)" });\n',
-    );
-    await server.waitForOutput(/reloaded\s+skill echo@1\.0\.0/);
-    expect((await execute(url!, "echo", { msg: "hi" })).body).toMatchObject({
-      output: { echoed: "hi (v2)" },
-    });
+    await expectHotReload(server, url!);
 
     project.tree.write("plugins/echo/skill.json", "{ not json");
     await server.waitForOutput(/error\s+MANIFEST_INVALID: plugins\/echo\/skill\.json: is not valid JSON/);
@@ -134,5 +127,91 @@ describe("skillbox dev", { timeout: 60_000 }, () => {
     const stopped = await server.stop("SIGINT");
     expect(stopped.code).toBe(0);
     expect(stopped.stdout).toMatch(/stopped/);
+  });
+});
+
+describe("skillbox serve: MCP session bounds", { timeout: 60_000 }, () => {
+  const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+  /** Sends an MCP `initialize`; a session's event stream (GET) is then opened and kept, so it stays in use. */
+  async function openSession(url: string): Promise<{ status: number; text: string; stream?: Response }> {
+    const response = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: mcpHeaders,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-03-26",
+          capabilities: {},
+          clientInfo: { name: "cli-test", version: "1" },
+        },
+      }),
+    });
+    const text = await response.text();
+    const sessionId = response.headers.get("mcp-session-id");
+    if (sessionId === null) return { status: response.status, text };
+    const stream = await fetch(`${url}/mcp`, {
+      headers: {
+        accept: "text/event-stream",
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": "2025-03-26",
+      },
+    });
+    expect(stream.status).toBe(200);
+    return { status: response.status, text, stream };
+  }
+
+  it("takes server.mcp limits from the config file, SKILLBOX_MCP_… variables over them", async () => {
+    project.tree.write(
+      "skillbox.config.mjs",
+      "export default { server: { mcp: { maxSessionsPerOwner: 1 } } };\n",
+    );
+    const fromFile = project.start(["serve", "--port", "0"]);
+    const [, fileUrl] = await fromFile.waitForOutput(LISTENING);
+    const first = await openSession(fileUrl!);
+    expect(first.status).toBe(200);
+    const refused = await openSession(fileUrl!);
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain("limit 1, all in use");
+    await first.stream?.body?.cancel();
+    expect((await fromFile.stop("SIGTERM")).code).toBe(0);
+
+    const fromEnvironment = project.start(["serve", "--port", "0"], {
+      env: { SKILLBOX_MCP_MAX_SESSIONS_PER_OWNER: "2" },
+    });
+    const [, url] = await fromEnvironment.waitForOutput(LISTENING);
+    const opened = [await openSession(url!), await openSession(url!)];
+    expect(opened.map((session) => session.status)).toEqual([200, 200]);
+    const third = await openSession(url!);
+    expect(third.status).toBe(429);
+    expect(third.text).toContain("limit 2, all in use");
+    for (const session of opened) await session.stream?.body?.cancel();
+    expect((await fromEnvironment.stop("SIGTERM")).code).toBe(0);
+  });
+
+  it("refuses malformed limits naming the variable or the field", async () => {
+    const variable = await project.run(["serve", "--port", "0"], {
+      env: { SKILLBOX_MCP_MAX_SESSIONS: "many" },
+    });
+    expect(variable.code).toBe(1);
+    expect(variable.stderr).toMatch(
+      /CONFIG_INVALID.*SKILLBOX_MCP_MAX_SESSIONS must be a number of sessions, got "many"/,
+    );
+
+    project.tree.write(
+      "skillbox.config.mjs",
+      "export default { server: { mcp: { maxSessions: 0, sessionIdleTimeoutMs: 1.5, idle: 1 } } };\n",
+    );
+    const field = await project.run(["serve", "--port", "0"]);
+    expect(field.code).toBe(1);
+    expect(field.stderr).toContain(
+      "skillbox.config.mjs: `server.mcp.maxSessions` must be at least 1 session",
+    );
+    expect(field.stderr).toContain(
+      "skillbox.config.mjs: `server.mcp.sessionIdleTimeoutMs` must be a whole number of milliseconds",
+    );
+    expect(field.stderr).toContain("skillbox.config.mjs: unknown field `server.mcp.idle`");
   });
 });

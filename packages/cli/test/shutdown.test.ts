@@ -3,7 +3,7 @@ import { createSkillHost, type SkillExecution } from "@skillbox/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chromiumChildren, isRunning } from "../../../plugins/browser/test/helpers/chromium-processes.ts";
 import { type PageServer, startPageServer } from "../../../plugins/browser/test/helpers/page-server.ts";
-import { skillFolder } from "./cli-fixtures.js";
+import { echoFolder, skillFolder } from "./cli-fixtures.js";
 import { type CliProject, type CliResult, createCliProject, type RunningCli } from "./cli-process.js";
 
 const LISTENING = /listening\s+(http:\/\/[^\s]+) \(MCP at /;
@@ -14,6 +14,8 @@ const EXIT_BOUND_MS = 30_000;
 
 /** What the command prints when it has to end a process something still holds open. */
 const HELD_OPEN = "skillbox: exiting although something still holds the process";
+/** Longer than the 2 s after which `bin/skillbox.mjs` ends a process something holds open. */
+const READER_PAUSE_MS = 4_000;
 
 let project: CliProject;
 
@@ -108,6 +110,38 @@ describe("skillbox serve shutdown", { timeout: 90_000 }, () => {
     expect(result.stderr).toMatch(
       /CONFIG_INVALID.*SKILLBOX_SHUTDOWN_GRACE_MS must be a number of milliseconds/,
     );
+  });
+});
+
+describe("the exit after a command", { timeout: 60_000 }, () => {
+  it("never cuts off output a slow reader has not taken yet", async () => {
+    project.tree.writeFolder("plugins/echo", echoFolder());
+    const message = "x".repeat(1_000_000);
+    project.tree.write("big.json", JSON.stringify({ msg: message }));
+    const ran = await project.run(["run", "echo", "--input-file", "big.json", "--json"]);
+    expect(ran.code).toBe(0);
+    const { id } = JSON.parse(ran.stdout) as SkillExecution;
+
+    // Two megabytes of JSON: far more than a pipe holds, so the process is still writing when the
+    // command has finished. The reader takes nothing for longer than the force-exit delay.
+    const printing = project.start(["executions", id]);
+    printing.child.stdout?.pause();
+    const exitedEarly = await new Promise<boolean>((resolvePromise) => {
+      const timer = setTimeout(() => resolvePromise(false), READER_PAUSE_MS);
+      printing.child.once("exit", () => {
+        clearTimeout(timer);
+        resolvePromise(true);
+      });
+    });
+    printing.child.stdout?.resume();
+    const result = await exitOf(printing, "skillbox executions <id> with a slow reader");
+
+    expect(exitedEarly).toBe(false);
+    expect(result.stderr).not.toContain(HELD_OPEN);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as SkillExecution<{ echoed: string }>;
+    expect(printed.input).toEqual({ msg: message });
+    expect(printed.output?.echoed).toHaveLength(message.length);
   });
 });
 

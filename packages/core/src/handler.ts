@@ -26,6 +26,7 @@ export {
   isAddressEntry,
   normalizeHost,
 } from "./network/address-policy.js";
+export { AddressRefusedError } from "./network/address-refused-error.js";
 export { type AddressClass, classifyAddress, parseIpLiteral } from "./network/classify-address.js";
 export {
   createGuardedLookup,

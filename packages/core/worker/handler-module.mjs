@@ -52,7 +52,11 @@ export async function importHandler(modulePath, alias) {
   return handler;
 }
 
-/** Errors cross the thread boundary as plain data: structured clone would drop `code` and `data`. */
+/**
+ * Errors cross the thread boundary as plain data: structured clone would drop `code` and `data`.
+ * Every field is one the host reads, of the type it reads: a field of another type (a function
+ * `code`, a symbol `retryable`) would fail the send of the whole result, and lose the task's error.
+ */
 export function serializeError(error) {
   if (error instanceof Error) {
     let data;
@@ -61,13 +65,14 @@ export function serializeError(error) {
     } catch {
       data = undefined;
     }
+    const { name, code, message, stack, retryable } = error;
     return {
-      name: error.name,
-      code: error.code,
-      message: error.message,
-      stack: error.stack,
+      name: typeof name === "string" ? name : "Error",
+      code: typeof code === "string" || typeof code === "number" ? code : undefined,
+      message: typeof message === "string" ? message : String(message),
+      stack: typeof stack === "string" ? stack : undefined,
       data,
-      retryable: error.retryable,
+      retryable: typeof retryable === "boolean" ? retryable : undefined,
     };
   }
   return { name: "Error", message: String(error) };

@@ -37,7 +37,8 @@ function escaped(error) {
     createLogger({ threadId }).error("an error escaped outside any task; ending the thread", {
       error: serializeError(error),
     });
-    process.exit(70);
+    // The host's worker-runtime.ts reads this code (UNSENT_RESULT_EXIT_CODE) to say why.
+    exitThread.call(process, 70);
   }
 }
 
@@ -156,9 +157,12 @@ async function runHandler(task) {
         return call(reference, callInput);
       },
     };
-    const output = await handler(input, ctx);
+    const returned = await handler(input, ctx);
+    // The copy is what goes back: it is plain data, so sending it cannot fail (the original's
+    // getters would run a second time).
+    let output;
     try {
-      structuredClone(output);
+      output = structuredClone(returned);
     } catch (error) {
       return {
         ok: false,

@@ -37,6 +37,18 @@ export interface PreparedPackage {
   failure?: FailedPackage;
 }
 
+/** Whether `state` is an interceptor plugin that loaded (not a fail-closed stand-in). */
+export function isWorkingInterceptor(state: PackageState | undefined): boolean {
+  return state?.interceptor !== undefined && state.unavailable === undefined;
+}
+
+/** The state an interceptor package starts from: a stand-in remembers why the plugin did not load. */
+export function interceptorStateOf(entry: PreparedPackage): PackageState {
+  return entry.failure === undefined
+    ? { descriptor: entry.descriptor }
+    : { descriptor: entry.descriptor, unavailable: entry.failure };
+}
+
 /** The public description of a package. */
 export function describe(state: PackageState): LoadedPackage {
   const { descriptor } = state;

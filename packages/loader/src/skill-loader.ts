@@ -16,7 +16,6 @@ import {
   listPackageFolders,
   packageRootOf,
 } from "./discovery/discover-package-roots.js";
-import { MAX_PACKAGE_DEPTH } from "./discovery/is-symlink-loop.js";
 import { codeRootOf, packageJsonKindOf } from "./discovery/skill-bundle.js";
 import { declaredInterceptorOf } from "./interceptors/declared-interceptor.js";
 import { failClosedInterceptor } from "./interceptors/fail-closed-interceptor.js";
@@ -36,7 +35,8 @@ import {
 } from "./manifest/read-package.js";
 import { LOADER_MARK, type RegistrationContext, toRegistration } from "./manifest/to-registration.js";
 import { checkSyntax } from "./module/check-syntax.js";
-import { hashPackageFiles, MAX_PACKAGE_FILES, type SkippedPackagePath } from "./module/hash-package-files.js";
+import { ForeignHandlers } from "./module/foreign-handlers.js";
+import { hashPackageFiles, type SkippedPackagePath } from "./module/hash-package-files.js";
 import { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
 import { snapshotPackage } from "./module/snapshot-package.js";
 import {
@@ -44,22 +44,13 @@ import {
   failure,
   forEachLimited,
   identityOf,
+  interceptorStateOf,
+  isWorkingInterceptor,
   type PackageState,
   type PreparedPackage,
 } from "./package-state.js";
 import { serveOrigins } from "./served-origins.js";
-
-/** Whether `state` is an interceptor plugin that loaded (not a fail-closed stand-in). */
-function isWorkingInterceptor(state: PackageState | undefined): boolean {
-  return state?.interceptor !== undefined && state.unavailable === undefined;
-}
-
-/** The state an interceptor package starts from: a stand-in remembers why the plugin did not load. */
-function interceptorStateOf(entry: PreparedPackage): PackageState {
-  return entry.failure === undefined
-    ? { descriptor: entry.descriptor }
-    : { descriptor: entry.descriptor, unavailable: entry.failure };
-}
+import { SkippedPathWarnings } from "./skipped-path-warnings.js";
 
 /**
  * The open loaders of each executor. Every loader adds a handler resolver, and the executor asks
@@ -103,9 +94,9 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   /** Package folders found through npm discovery (their origin is the project, not a folder). */
   private readonly npmRoots = new Set<string>();
   /** Handlers of loader-managed skills registered by other processes, by handler reference. */
-  private readonly foreignHandlers = new Map<string, { codeHash: string; handler: Promise<SkillHandler> }>();
-  /** What the last walk of each code root left out (loops, limits), to name each once. */
-  private readonly skippedPaths = new Map<string, Set<string>>();
+  private readonly foreignHandlers = new ForeignHandlers();
+  /** What walks of code roots left out (loops, limits), to name each once. */
+  private readonly skippedPaths = new SkippedPathWarnings();
   /** The warnings of the full load in progress. */
   private loadWarnings: LoadWarning[] | undefined;
   private readonly removeResolver: () => void;
@@ -371,29 +362,10 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
    * the full load in progress, and as a `warning` event.
    */
   private warnSkipped(codeRoot: string, skipped: SkippedPackagePath[]): void {
-    const before = this.skippedPaths.get(codeRoot);
-    const now = new Set<string>();
-    for (const entry of skipped) {
-      const key = `${entry.reason}:${entry.path}`;
-      now.add(key);
-      if (before?.has(key)) continue;
-      const warning: LoadWarning =
-        entry.reason === "loop"
-          ? {
-              code: "SYMLINK_LOOP",
-              folder: entry.path,
-              message: `${displayPath(entry.path)}: symlink to ${displayPath(entry.target ?? "")} leads back into its own package or a parent folder, so it is not followed (watched, hashed or snapshotted); remove the link or point it elsewhere`,
-            }
-          : {
-              code: "PACKAGE_TOO_LARGE",
-              folder: entry.path,
-              message: `${displayPath(codeRoot)}: more than ${MAX_PACKAGE_FILES} files or folders deeper than ${MAX_PACKAGE_DEPTH}; files from ${displayPath(entry.path)} on are not hashed or snapshotted (move data out of the package, or into node_modules)`,
-            };
+    for (const warning of this.skippedPaths.fresh(codeRoot, skipped)) {
       this.loadWarnings?.push(warning);
       if (this.listenerCount("warning") > 0) this.emit("warning", warning);
     }
-    if (now.size === 0) this.skippedPaths.delete(codeRoot);
-    else this.skippedPaths.set(codeRoot, now);
   }
 
   private async discover(): Promise<string[]> {
@@ -641,20 +613,11 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     }
     // Registered by another process's loader (same database), or a version of a package this
     // loader saw before it changed on disk: load it from its path.
-    // One entry per path, replaced when the code changes: old versions can be collected.
-    const key = metadata.handlerPath;
-    const codeHash = metadata.codeHash ?? skill.contentHash;
-    const cached = this.foreignHandlers.get(key);
-    if (cached !== undefined && cached.codeHash === codeHash) return cached.handler;
-    const root = metadata.codeRoot ?? metadata.root;
-    const handler = importSkillModule(key, root === undefined ? {} : { root }).then(
-      (module) => module.handler,
+    return this.foreignHandlers.handlerOf(
+      metadata.handlerPath,
+      metadata.codeHash ?? skill.contentHash,
+      metadata.codeRoot ?? metadata.root,
     );
-    handler.catch(() => {
-      if (this.foreignHandlers.get(key)?.handler === handler) this.foreignHandlers.delete(key);
-    });
-    this.foreignHandlers.set(key, { codeHash, handler });
-    return handler;
   }
 
   private emitError(failed: FailedPackage): void {

@@ -135,6 +135,31 @@ describe("an interceptor plugin that fails to load", () => {
     expect((await run("echo")).status).toBe("success");
   });
 
+  for (const names of ["", ["oth*", ""]]) {
+    it(`refuses every execution when the manifest's match.names is ${JSON.stringify(names)} (an empty pattern)`, async () => {
+      tree.writeFolder("plugins/policy", policyFolder({ match: { names } }, MISSING_IMPORT));
+
+      const report = await load();
+
+      expect(report.failed.map((entry) => entry.code)).toEqual(["MANIFEST_INVALID"]);
+      expect(report.failed[0]?.message).toContain("match.names");
+      expect(outcome(await run("echo"))).toEqual(REFUSED);
+      expect(outcome(await run("other"))).toEqual(REFUSED);
+    });
+  }
+
+  it("refuses every execution when a malformed manifest's match.names is not a list of patterns", async () => {
+    tree.writeFolder(
+      "plugins/policy",
+      policyFolder({ optoins: DENY_ALL, match: { names: ["oth*", 7] } }, MISSING_IMPORT),
+    );
+
+    await load();
+
+    expect(outcome(await run("echo"))).toEqual(REFUSED);
+    expect(outcome(await run("other"))).toEqual(REFUSED);
+  });
+
   it("is not recovered by another interceptor's onError", async () => {
     tree.writeFolder("plugins/policy", policyFolder({}, MISSING_IMPORT));
     await load();
@@ -180,6 +205,18 @@ describe("an interceptor plugin under watch", () => {
     expect((await run("echo")).status).toBe("success");
     const denied = await run("other");
     expect({ status: denied.status, code: denied.error?.code }).toEqual({ status: "denied", code: "DENIED" });
+  });
+
+  it("drops the stand-in when the plugin's folder is deleted: nothing is left to guard", async () => {
+    tree.writeFolder("plugins/policy", policyFolder({}, MISSING_IMPORT));
+    await startWatcher();
+    expect(outcome(await run("echo"))).toEqual(REFUSED);
+
+    const removed = nextEvent(watcher!, "removed", (entry) => entry.root === tree.path("plugins/policy"));
+    tree.remove("plugins/policy");
+    await removed;
+
+    expect((await run("echo")).status).toBe("success");
   });
 
   it("keeps the last good version when a loaded interceptor fails to reload", async () => {

@@ -11,6 +11,8 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
+import { MAX_PACKAGE_DEPTH } from "../src/discovery/is-symlink-loop.js";
+import { MAX_PACKAGE_FILES } from "../src/module/hash-package-files.js";
 import { MESSAGE_INPUT, skillFolder, skillManifest, taggingInterceptorFolder } from "./loader-fixtures.js";
 
 let tree: TemporaryTree;
@@ -349,6 +351,37 @@ describe("loadSkills", () => {
   });
 
   describe("reports", () => {
+    it("warns PACKAGE_TOO_LARGE naming the package and the file limit it reached", async () => {
+      tree.writeFolder("plugins/big", skillFolder("big", { name: "big" }));
+      for (let index = 0; index < MAX_PACKAGE_FILES + 10; index++)
+        tree.write(`plugins/big/data/${index}.txt`, "x");
+
+      const report = await load();
+
+      const [warning, ...others] = report.warnings.filter((entry) => entry.code === "PACKAGE_TOO_LARGE");
+      expect(others).toEqual([]);
+      expect(warning?.folder).toBe(tree.path("plugins/big/data"));
+      expect(warning?.message).toContain(`${tree.path("plugins/big")}: more than ${MAX_PACKAGE_FILES} files`);
+      expect(warning?.message).not.toContain("deeper");
+      expect(names(report.loaded)).toEqual(["big"]);
+    });
+
+    it("warns PACKAGE_TOO_LARGE naming the package and the depth limit it reached", async () => {
+      tree.writeFolder("plugins/deep", skillFolder("deep", { name: "deep" }));
+      const nested = Array.from({ length: MAX_PACKAGE_DEPTH + 2 }, (_, level) => `d${level}`).join("/");
+      tree.write(`plugins/deep/${nested}/leaf.txt`, "x");
+
+      const report = await load();
+
+      const [warning, ...others] = report.warnings.filter((entry) => entry.code === "PACKAGE_TOO_LARGE");
+      expect(others).toEqual([]);
+      expect(warning?.message).toContain(
+        `${tree.path("plugins/deep")}: folders nest deeper than ${MAX_PACKAGE_DEPTH} levels`,
+      );
+      expect(warning?.message).not.toContain(String(MAX_PACKAGE_FILES));
+      expect(names(report.loaded)).toEqual(["deep"]);
+    });
+
     it("loads the good packages and reports each broken one with its file, code and reason", async () => {
       tree.writeFolder("plugins/good", skillFolder("good", { name: "good" }));
       tree.writeFolder("plugins/bad-json", {

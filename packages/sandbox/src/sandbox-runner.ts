@@ -119,7 +119,15 @@ export class SandboxRunner {
     };
     const provider = await this.getProvider();
     await provider.prepare?.(spec);
-    const sandbox = new StartedSandbox(provider, spec);
+    let sandbox: StartedSandbox;
+    try {
+      sandbox = new StartedSandbox(provider, spec);
+    } catch (error) {
+      // A spec the provider refuses to plan never ran: what `prepare` set up for it (a watchdog
+      // entry, a cgroup) is released as for a sandbox that ended.
+      await provider.finish?.(spec, 1).catch(() => {});
+      throw error;
+    }
     this.track(sandbox);
     return sandbox;
   }

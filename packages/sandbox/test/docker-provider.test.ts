@@ -1,15 +1,15 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDockerProvider, SandboxRunner } from "@skillbox/sandbox";
-import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import {
+  type DockerApiService,
   describeWithEngine,
   dockerRequirement,
   listSkillboxContainers,
   removeLeftoverContainers,
+  startDockerApiService,
   TEST_IMAGE,
 } from "./engine-availability.js";
 import { NETWORK_PROBE, nodeCommand } from "./isolation-probes.js";
@@ -26,38 +26,21 @@ function podmanLosesRemovedExitCodes(): boolean {
 }
 
 describeWithEngine("createDockerProvider", dockerRequirement(), () => {
-  let folder: string;
-  let dockerHost: string;
-  let service: ChildProcess | undefined;
+  let service: DockerApiService | undefined;
   let runner: SandboxRunner;
 
   beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), "skillbox-docker-"));
-    dockerHost = `unix://${join(folder, "podman.sock")}`;
     // Podman's Docker-compatible API: the docker CLI talks to it as to a Docker daemon.
-    const started = spawn("podman", ["system", "service", "--time=0", dockerHost], { stdio: "ignore" });
-    service = started;
-    const provider = createDockerProvider({ clientEnv: { DOCKER_HOST: dockerHost } });
-    await vi.waitFor(
-      async () => {
-        if (started.exitCode !== null)
-          throw new Error(`podman system service exited with ${started.exitCode}`);
-        if (!(await provider.isAvailable())) throw new Error(`no Docker API answers at ${dockerHost} yet`);
-      },
-      { timeout: 20_000, interval: 100 },
-    );
-    runner = new SandboxRunner({ provider });
+    service = await startDockerApiService();
+    runner = new SandboxRunner({
+      provider: createDockerProvider({ clientEnv: { DOCKER_HOST: service.dockerHost } }),
+    });
   }, 30_000);
 
   afterAll(async () => {
     await runner?.killAll();
     removeLeftoverContainers();
-    if (service !== undefined && service.exitCode === null && service.signalCode === null) {
-      const exited = once(service, "exit");
-      service.kill("SIGTERM");
-      await exited;
-    }
-    rmSync(folder, { recursive: true, force: true });
+    await service?.stop();
   });
 
   it("runs the image with the given env through the docker CLI", async () => {
@@ -103,7 +86,7 @@ describeWithEngine("createDockerProvider", dockerRequirement(), () => {
 
   it("is not available when DOCKER_HOST points at a socket that does not exist", async () => {
     const provider = createDockerProvider({
-      clientEnv: { DOCKER_HOST: `unix://${join(folder, "missing.sock")}` },
+      clientEnv: { DOCKER_HOST: `unix://${join(tmpdir(), `skillbox-missing-${process.pid}.sock`)}` },
     });
     expect(await provider.isAvailable()).toBe(false);
   });

@@ -1,8 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { SANDBOX_LABEL, SANDBOX_OWNER_LABEL } from "@skillbox/sandbox";
-import { describe, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDockerProvider, SANDBOX_LABEL, SANDBOX_OWNER_LABEL } from "@skillbox/sandbox";
+import { describe, it, vi } from "vitest";
 
 /** The image built by `scripts/build-test-image.sh`: the host's node binary and dash, nothing else. */
 export const TEST_IMAGE = `localhost/skillbox-node:${process.versions.node}`;
@@ -112,17 +115,7 @@ export function describeWithEngine(name: string, engine: EngineRequirement, body
 
 /** Names of the Skillbox sandbox containers podman knows, running or not; `owner` narrows to one process's. */
 export function listSkillboxContainers(owner?: number): string[] {
-  const label = owner === undefined ? SANDBOX_LABEL : `${SANDBOX_LABEL}=${owner}`;
-  const result = spawnSync(
-    "podman",
-    ["ps", "--all", "--filter", `label=${label}`, "--format", "{{.Names}}"],
-    {
-      encoding: "utf8",
-      timeout: 30_000,
-    },
-  );
-  if (result.status !== 0) throw new Error(`podman ps failed: ${result.stderr}`);
-  return result.stdout.split("\n").filter(Boolean);
+  return containersLabelled(owner === undefined ? SANDBOX_LABEL : `${SANDBOX_LABEL}=${owner}`);
 }
 
 /** Removes whatever containers this process's sandboxes left (a safety net after the assertions). */
@@ -172,7 +165,7 @@ export function startLabelledContainer(owner: string, testLabel: string): string
   return name;
 }
 
-/** Names of the containers carrying `label` (`key=value`), running or not, sorted. */
+/** Names of the containers carrying `label` (`key` or `key=value`), running or not, sorted. */
 export function containersLabelled(label: string): string[] {
   const result = spawnSync(
     "podman",
@@ -190,4 +183,42 @@ export function containersLabelled(label: string): string[] {
 export function removeContainersLabelled(label: string): void {
   const names = containersLabelled(label);
   if (names.length > 0) spawnSync("podman", ["rm", "--force", "--time", "0", ...names], { stdio: "ignore" });
+}
+
+/** A running `podman system service`: podman's Docker-compatible API, for the docker CLI. */
+export interface DockerApiService {
+  /** `unix://…/podman.sock`, for `DOCKER_HOST`. */
+  dockerHost: string;
+  /** Stops the service and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts podman's Docker-compatible API on a socket of its own and resolves once the docker CLI gets answers. */
+export async function startDockerApiService(): Promise<DockerApiService> {
+  const folder = mkdtempSync(join(tmpdir(), "skillbox-docker-"));
+  const dockerHost = `unix://${join(folder, "podman.sock")}`;
+  const service = spawn("podman", ["system", "service", "--time=0", dockerHost], { stdio: "ignore" });
+  const stop = async () => {
+    if (service.exitCode === null && service.signalCode === null) {
+      const exited = once(service, "exit");
+      service.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(folder, { recursive: true, force: true });
+  };
+  const provider = createDockerProvider({ clientEnv: { DOCKER_HOST: dockerHost } });
+  try {
+    await vi.waitFor(
+      async () => {
+        if (service.exitCode !== null)
+          throw new Error(`podman system service exited with ${service.exitCode}`);
+        if (!(await provider.isAvailable())) throw new Error(`no Docker API answers at ${dockerHost} yet`);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { dockerHost, stop };
 }

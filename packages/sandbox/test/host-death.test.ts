@@ -14,15 +14,18 @@ import {
   SANDBOX_LABEL,
   SandboxRunner,
 } from "@skillbox/sandbox";
-import { afterEach, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import {
   bwrapRequirement,
   containersLabelled,
+  type DockerApiService,
   deadPid,
   describeWithEngine,
+  dockerRequirement,
   listSkillboxContainers,
   podmanRequirement,
   removeContainersLabelled,
+  startDockerApiService,
   startLabelledContainer,
   TEST_IMAGE,
 } from "./engine-availability.js";
@@ -66,7 +69,7 @@ async function startHost(providerSource: string, config: Record<string, unknown>
   writeFileSync(
     script,
     [
-      `import { createBwrapProvider, createPodmanProvider, SandboxRunner } from ${JSON.stringify(BUILT_PACKAGE)};`,
+      `import { createBwrapProvider, createDockerProvider, createPodmanProvider, SandboxRunner } from ${JSON.stringify(BUILT_PACKAGE)};`,
       `const runner = new SandboxRunner({ provider: ${providerSource} });`,
       `const sandbox = await runner.start(${JSON.stringify(TEST_IMAGE)}, ["node", "-e", ${JSON.stringify(IDLE_SCRIPT)}], { SANDBOX_SECRET: ${JSON.stringify(SECRET_VALUE)} }, ${JSON.stringify({ timeout: 0, ...config })});`,
       "sandbox.send();",
@@ -115,6 +118,20 @@ function processesWith(marker: string): number[] {
   return pids;
 }
 
+/** Pids of processes whose environment holds `marker`. */
+function processesWithEnvironment(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").includes(marker)) pids.push(Number(entry));
+    } catch {
+      // It ended while we looked, or it is not ours to read.
+    }
+  }
+  return pids;
+}
+
 /** cgroup folders of a sandbox (they are named `<owner>.<sandbox id>`). */
 function cgroupFoldersOf(sandboxId: string): string[] {
   return [
@@ -129,24 +146,96 @@ function cgroupFoldersOf(sandboxId: string): string[] {
     );
 }
 
+/** Starts a host on `providerSource`, kills it with SIGKILL and expects its container and secrets gone. */
+async function expectContainerRemovedAfterKill(providerSource: string): Promise<void> {
+  const host = await startHost(providerSource);
+  const owner = host.child.pid ?? 0;
+  testContainers.push(`${SANDBOX_LABEL}=${owner}`);
+  expect(host.firstLine).toBe(`ready ${SECRET_VALUE}`);
+  expect(listSkillboxContainers(owner)).toEqual([host.sandboxId]);
+  // The secret reached the sandbox without a file on disk (nor in argv: see provider-argv).
+  expect(temporaryFilesOf(host.sandboxId)).toEqual([]);
+
+  host.child.kill("SIGKILL");
+  await host.exited;
+
+  await vi.waitFor(() => expect(listSkillboxContainers(owner)).toEqual([]), {
+    timeout: GONE_WITHIN_MS,
+    interval: 250,
+  });
+  expect(temporaryFilesOf(host.sandboxId)).toEqual([]);
+}
+
 describeWithEngine("SandboxRunner after its host is killed (podman)", podmanRequirement(), () => {
   it("removes the container once the host dies of SIGKILL, and leaves no env file", async () => {
-    const host = await startHost("createPodmanProvider()");
-    const owner = host.child.pid ?? 0;
-    testContainers.push(`${SANDBOX_LABEL}=${owner}`);
-    expect(host.firstLine).toBe(`ready ${SECRET_VALUE}`);
-    expect(listSkillboxContainers(owner)).toEqual([host.sandboxId]);
-    // The secret reached the sandbox without a file on disk (nor in argv: see provider-argv).
-    expect(temporaryFilesOf(host.sandboxId)).toEqual([]);
+    await expectContainerRemovedAfterKill("createPodmanProvider()");
+  }, 60_000);
+});
 
-    host.child.kill("SIGKILL");
-    await host.exited;
+describeWithEngine(
+  "SandboxRunner after its host is killed (docker through podman's API)",
+  dockerRequirement(),
+  () => {
+    let service: DockerApiService | undefined;
 
-    await vi.waitFor(() => expect(listSkillboxContainers(owner)).toEqual([]), {
+    beforeAll(async () => {
+      service = await startDockerApiService();
+    }, 30_000);
+
+    afterAll(async () => {
+      await service?.stop();
+    });
+
+    it("removes the container once the host dies of SIGKILL: the watchdog finds the engine through DOCKER_HOST", async () => {
+      const clientEnv = JSON.stringify({ DOCKER_HOST: service?.dockerHost });
+      await expectContainerRemovedAfterKill(`createDockerProvider({ clientEnv: ${clientEnv} })`);
+    }, 60_000);
+  },
+);
+
+describeWithEngine("SandboxRunner's host-death watchdog (podman)", podmanRequirement(), () => {
+  it("forgets a sandbox that could not be planned, and so exits once idle", async () => {
+    // The watchdog inherits the CLI's environment: the marker finds this provider's watchdog.
+    const marker = `SKILLBOX_TEST_WATCHDOG=${randomUUID()}`;
+    const [name = "", value = ""] = marker.split("=");
+    const runner = new SandboxRunner({
+      provider: createPodmanProvider({ clientEnv: { [name]: value } }),
+      removeOrphansOnStart: false,
+    });
+    // A multi-line PATH is refused when the sandbox is planned, after the watchdog took its id.
+    await expect(
+      runner.start(TEST_IMAGE, ["node", "-e", "0"], { PATH: "/usr/bin\n/bin" }),
+    ).rejects.toMatchObject({ code: "SANDBOX_CONFIG_INVALID" });
+    expect(processesWithEnvironment(marker)).toHaveLength(1);
+    expect(runner.getRunningCount()).toBe(0);
+    // Nothing left to watch: the watchdog exits after its idle delay instead of waiting forever.
+    await vi.waitFor(() => expect(processesWithEnvironment(marker)).toEqual([]), {
       timeout: GONE_WITHIN_MS,
       interval: 250,
     });
-    expect(temporaryFilesOf(host.sandboxId)).toEqual([]);
+  }, 60_000);
+
+  it("is one process for every provider of the same engine in a host", async () => {
+    const marker = `SKILLBOX_TEST_WATCHDOG=${randomUUID()}`;
+    const [name = "", value = ""] = marker.split("=");
+    const runners = [1, 2, 3].map(
+      () =>
+        new SandboxRunner({
+          provider: createPodmanProvider({ clientEnv: { [name]: value } }),
+          removeOrphansOnStart: false,
+        }),
+    );
+    for (const runner of runners) {
+      // Refused when planned, after each provider had its watchdog take the id: no container runs.
+      await expect(
+        runner.start(TEST_IMAGE, ["node", "-e", "0"], { PATH: "/usr/bin\n/bin" }),
+      ).rejects.toMatchObject({ code: "SANDBOX_CONFIG_INVALID" });
+    }
+    expect(processesWithEnvironment(marker)).toHaveLength(1);
+    await vi.waitFor(() => expect(processesWithEnvironment(marker)).toEqual([]), {
+      timeout: GONE_WITHIN_MS,
+      interval: 250,
+    });
   }, 60_000);
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SkillboxError } from "@skillbox/core";
 import {
   appleContainerRunArgs,
   bwrapArgs,
@@ -182,6 +183,39 @@ describe.each(dockerCompatible)("the $name provider's plan", ({ binary, prefix, 
     expect(valuesOf(cliOf(plan).args, "--env")).toEqual(["CERTIFICATE"]);
     expect(plan.env.CERTIFICATE).toBe("line one\nline two");
   });
+
+  it.each(["PATH", "LD_PRELOAD", "DOCKER_HOST", "GODEBUG", "HTTPS_PROXY"])(
+    "refuses a multi-line %s, which would become the CLI's own variable, with SANDBOX_CONFIG_INVALID naming it",
+    (name) => {
+      let refusal: unknown;
+      try {
+        provider().plan({ ...spec(), env: { [name]: "/tmp/planted.so x\nsecond line" } });
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal).toBeInstanceOf(SkillboxError);
+      expect(refusal).toMatchObject({
+        code: "SANDBOX_CONFIG_INVALID",
+        message: expect.stringContaining(`\`${name}\``),
+        data: { variable: name },
+      });
+    },
+  );
+
+  it.each([" victim", "\n+victim", "\t-victim", "$(victim)", "--all"])(
+    "refuses to watch a sandbox id with %j, which could name other containers to the watchdog",
+    async (tail) => {
+      // An id that is a flag (`--all`) would make the watchdog's `rm` remove every container.
+      const id = tail.startsWith("--") ? tail : `skillbox-test-${randomUUID()}${tail}`;
+      const given = { ...spec(), id };
+      const engine = provider();
+      if (engine.prepare === undefined) return;
+      await expect(engine.prepare(given)).rejects.toMatchObject({
+        code: "SANDBOX_CONFIG_INVALID",
+        message: expect.stringContaining(JSON.stringify(given.id)),
+      });
+    },
+  );
 
   it("passes inheritEnv variables with the host's value", () => {
     process.env.SKILLBOX_TEST_INHERITED = "from the host";

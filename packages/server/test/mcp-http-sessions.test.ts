@@ -1,7 +1,5 @@
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   createMcpHttpHandler,
   type McpHttpHandler,
@@ -11,17 +9,13 @@ import {
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
-
-interface ConnectedClient {
-  client: Client;
-  transport: StreamableHTTPClientTransport;
-}
+import { type ConnectedMcpClient, connectMcpClient } from "./fixtures/mcp/connect-mcp-client.js";
 
 let host: TemporaryHost | undefined;
 let handler: McpHttpHandler | undefined;
 let httpServer: ServerType | undefined;
 let endpoint: URL;
-const clients: ConnectedClient[] = [];
+const clients: ConnectedMcpClient[] = [];
 let ended: McpSessionEnd[] = [];
 let endListeners: (() => void)[] = [];
 
@@ -61,29 +55,9 @@ function nextEnd(reason: McpSessionEnd["reason"]): Promise<McpSessionEnd> {
   });
 }
 
-/**
- * Connects with the real SDK client as `owner`. With `stream`, waits until the session's event
- * stream (GET) is open, which keeps the session in use; without, the client is told GET is not
- * offered (405, as the spec allows), so between requests its session is idle.
- */
-async function connect(owner: string, { stream }: { stream: boolean }): Promise<ConnectedClient> {
-  let markStreamOpen!: () => void;
-  const streamOpen = new Promise<void>((resolve) => {
-    markStreamOpen = resolve;
-  });
-  const transport = new StreamableHTTPClientTransport(endpoint, {
-    requestInit: { headers: { "x-owner": owner } },
-    fetch: async (url, init) => {
-      if (init?.method === "GET" && !stream) return new Response(null, { status: 405 });
-      const response = await fetch(url, init);
-      if (init?.method === "GET" && response.ok) markStreamOpen();
-      return response;
-    },
-  });
-  const client = new Client({ name: `mcp-sessions-test-${owner}`, version: "1.0.0" });
-  await client.connect(transport);
-  if (stream) await streamOpen;
-  const connected = { client, transport };
+/** Connects the real SDK client as `owner`; with `stream`, its open event stream keeps the session in use. */
+async function connect(owner: string, { stream }: { stream: boolean }): Promise<ConnectedMcpClient> {
+  const connected = await connectMcpClient(endpoint, owner, { name: `mcp-sessions-test-${owner}`, stream });
   clients.push(connected);
   return connected;
 }
@@ -136,19 +110,79 @@ describe("createMcpHttpHandler: session bounds", () => {
     expect((await fourth.client.listTools()).tools).toHaveLength(1);
   });
 
-  it("caps sessions in total: 503 when none is idle, else the least recently used idle one ends", async () => {
+  it("caps sessions in total: an owner's new session ends only that owner's idle one, else 503", async () => {
     const mcp = await start({ maxSessions: 2 });
     const idle = await connect("alice", { stream: false });
     await connect("bob", { stream: true });
 
-    await connect("carol", { stream: true });
+    // Carol may not push Alice's idle session out: the total cap refuses her instead.
+    const refused = connect("carol", { stream: true });
+    await expect(refused).rejects.toMatchObject({ code: 503 });
+    await expect(refused).rejects.toThrow(/limit 2/);
+    expect(ended).toEqual([]);
+    expect((await idle.client.listTools()).tools).toHaveLength(1);
+
+    // Alice's own new session takes the room of her least recently used idle one.
+    await connect("alice", { stream: true });
     expect(ended).toEqual([{ sessionId: idle.transport.sessionId, owner: "alice", reason: "evicted" }]);
     expect(mcp.sessionCount()).toBe(2);
 
-    const refused = connect("dave", { stream: true });
-    await expect(refused).rejects.toMatchObject({ code: 503 });
-    await expect(refused).rejects.toThrow(/limit 2/);
+    const full = connect("dave", { stream: true });
+    await expect(full).rejects.toMatchObject({ code: 503 });
     expect(mcp.sessionCount()).toBe(2);
+  });
+
+  it("ends no session for a request past the cap that is not a valid initialize", async () => {
+    const mcp = await start({ maxSessionsPerOwner: 1 });
+    const idle = await connect("alice", { stream: false });
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-03-26",
+        capabilities: {},
+        clientInfo: { name: "attacker", version: "1" },
+      },
+    });
+    const headers = {
+      "x-owner": "alice",
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const attempts: [string, RequestInit, number][] = [
+      [
+        "no Accept of event streams",
+        { headers: { ...headers, accept: "application/json" }, body: initialize },
+        406,
+      ],
+      ["not JSON", { headers: { ...headers, "content-type": "text/plain" }, body: initialize }, 415],
+      ["malformed JSON", { headers, body: "{" }, 400],
+      ["not JSON-RPC", { headers, body: JSON.stringify({ method: "initialize" }) }, 400],
+      [
+        "two initializes",
+        { headers, body: `[${initialize},${initialize.replace('"id":1', '"id":2')}]` },
+        400,
+      ],
+      [
+        "not an initialize",
+        { headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) },
+        400,
+      ],
+    ];
+
+    for (const [, init, status] of attempts) {
+      const response = await fetch(endpoint, { method: "POST", ...init });
+      await response.body?.cancel();
+      expect(response.status).toBe(status);
+    }
+
+    expect(ended).toEqual([]);
+    expect(mcp.sessionCount("alice")).toBe(1);
+    expect((await idle.client.listTools()).tools).toHaveLength(1);
+    // A valid initialize still makes its room.
+    await connect("alice", { stream: false });
+    expect(ended).toEqual([{ sessionId: idle.transport.sessionId, owner: "alice", reason: "evicted" }]);
   });
 
   it("ends a session idle for idleTimeoutMs; a request naming it then gets 404", async () => {

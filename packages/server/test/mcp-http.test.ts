@@ -1,13 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillRegistration } from "@skillbox/core";
 import { createMcpHttpHandler, type McpHttpHandler } from "@skillbox/server";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import { type ConnectedMcpClient, connectMcpClient } from "./fixtures/mcp/connect-mcp-client.js";
 import { type ToolListChanges, watchToolListChanges } from "./fixtures/mcp/tool-list-changes.js";
 
 const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
@@ -23,9 +22,7 @@ function skill(overrides: Partial<SkillRegistration> & Pick<SkillRegistration, "
   };
 }
 
-interface ConnectedClient {
-  client: Client;
-  transport: StreamableHTTPClientTransport;
+interface ConnectedClient extends ConnectedMcpClient {
   changes: ToolListChanges;
 }
 
@@ -35,31 +32,19 @@ let httpServer: ServerType;
 let endpoint: URL;
 const clients: ConnectedClient[] = [];
 
-/**
- * Connects as `owner` (sent in `x-owner`, which the test app trusts as the HTTP API trusts an
- * API key) and waits until the session's event stream is open: a notification sent before that
- * would have nowhere to go.
- */
+/** Connects as `owner` with the session's event stream open, watching its tool-list changes. */
 async function connectAs(owner: string): Promise<ConnectedClient> {
-  let markStreamOpen!: () => void;
-  const streamOpen = new Promise<void>((resolve) => {
-    markStreamOpen = resolve;
-  });
-  const transport = new StreamableHTTPClientTransport(endpoint, {
-    requestInit: { headers: { "x-owner": owner } },
-    fetch: async (url, init) => {
-      const response = await fetch(url, init);
-      if (init?.method === "GET" && response.ok) markStreamOpen();
-      return response;
+  let changes!: ToolListChanges;
+  const connected = await connectMcpClient(endpoint, owner, {
+    name: `mcp-http-test-${owner}`,
+    stream: true,
+    prepare: (client) => {
+      changes = watchToolListChanges(client);
     },
   });
-  const client = new Client({ name: `mcp-http-test-${owner}`, version: "1.0.0" });
-  const changes = watchToolListChanges(client);
-  await client.connect(transport);
-  await streamOpen;
-  const connected = { client, transport, changes };
-  clients.push(connected);
-  return connected;
+  const watched = { ...connected, changes };
+  clients.push(watched);
+  return watched;
 }
 
 function toolNames(tools: { name: string }[]): string[] {

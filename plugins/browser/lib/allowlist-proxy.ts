@@ -9,10 +9,9 @@ import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import {
   type AddressPolicy,
-  type AddressRefusal,
+  AddressRefusedError,
   createGuardedLookup,
   type GuardedLookup,
-  parseIpLiteral,
 } from "@skillbox/core/handler";
 import type { HostAllowlist } from "./host-allowlist.js";
 
@@ -49,20 +48,6 @@ const HOP_HEADERS = new Set([
 const REFUSAL = "Refused by the Skillbox browser host allowlist (SKILLBOX_BROWSER_ALLOWED_HOSTS)\n";
 const ADDRESS_REFUSAL =
   "Refused by the Skillbox browser: the host has a loopback, private or other non-public address (allow it with SKILLBOX_BROWSER_ALLOW_PRIVATE)\n";
-
-/** Raised by the guarded lookup; the proxy answers it with a refusal instead of a 502. */
-class AddressRefusedError extends Error {
-  constructor(readonly refusal: AddressRefusal) {
-    super(`address ${refusal.address} of ${refusal.host} is ${refusal.range}`);
-    this.name = "AddressRefusedError";
-  }
-}
-
-/** The refusal for an IP literal (which never reaches a `lookup`), or `undefined` when it may be reached. */
-function literalRefusal(policy: AddressPolicy, host: string): AddressRefusal | undefined {
-  if (parseIpLiteral(host) === undefined || policy.isHostExempt(host)) return undefined;
-  return policy.check(host, host);
-}
 
 function forwardedHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const result: IncomingHttpHeaders = {};
@@ -104,7 +89,8 @@ function defaultPort(url: URL): number {
 export async function startAllowlistProxy(options: AllowlistProxyOptions): Promise<AllowlistProxy> {
   const { allowlist, addressPolicy } = options;
   const onRefused = options.onRefused ?? (() => undefined);
-  const lookup = createGuardedLookup(addressPolicy, (refusal) => new AddressRefusedError(refusal));
+  // Its AddressRefusedError is answered with a refusal instead of a 502.
+  const lookup = createGuardedLookup(addressPolicy);
   const sockets = new Set<Duplex>();
   // Its own agent, so the upstream connections it keeps alive end with it.
   const agent = new Agent({ keepAlive: true });
@@ -125,7 +111,7 @@ export async function startAllowlistProxy(options: AllowlistProxyOptions): Promi
       response.writeHead(403, { "content-type": "text/plain" }).end(REFUSAL);
       return;
     }
-    if (literalRefusal(addressPolicy, socketHost(target)) !== undefined) {
+    if (addressPolicy.checkLiteral(socketHost(target)) !== undefined) {
       onRefused(target.href, "address");
       response.writeHead(403, { "content-type": "text/plain" }).end(ADDRESS_REFUSAL);
       return;
@@ -211,7 +197,7 @@ function tunnel(
     onRefused(target.href, "address");
     client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${ADDRESS_REFUSAL}`);
   };
-  if (literalRefusal(addressPolicy, socketHost(target)) !== undefined) {
+  if (addressPolicy.checkLiteral(socketHost(target)) !== undefined) {
     refuseAddress();
     return;
   }

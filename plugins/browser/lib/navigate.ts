@@ -1,5 +1,10 @@
-import { lookup } from "node:dns/promises";
-import { type AddressRefusal, parseIpLiteral, SkillboxError } from "@skillbox/core/handler";
+import {
+  type AddressRefusal,
+  AddressRefusedError,
+  createGuardedLookup,
+  parseIpLiteral,
+  SkillboxError,
+} from "@skillbox/core/handler";
 import type { BrowserSession } from "./browser-session.js";
 import type { ResolvedBrowserSettings } from "./browser-settings.js";
 
@@ -63,15 +68,14 @@ async function addressRefusal(
 ): Promise<AddressRefusal | undefined> {
   const policy = settings.addressPolicy;
   const host = url.hostname;
-  if (policy.isHostExempt(host)) return undefined;
-  if (parseIpLiteral(host) !== undefined) return policy.check(host, host);
-  // A name that does not resolve fails in the browser as any other unreachable host would.
-  const addresses = await lookup(host, { all: true }).catch(() => []);
-  for (const { address } of addresses) {
-    const refusal = policy.check(host, address);
-    if (refusal !== undefined) return refusal;
-  }
-  return undefined;
+  if (parseIpLiteral(host) !== undefined) return policy.checkLiteral(host);
+  // The proxy's own check, ahead of time; a name that does not resolve fails in the browser as
+  // any other unreachable host would.
+  return new Promise((resolve) => {
+    createGuardedLookup(policy)(host, { all: true }, (error) => {
+      resolve(error instanceof AddressRefusedError ? error.refusal : undefined);
+    });
+  });
 }
 
 /**

@@ -17,7 +17,8 @@ export async function deleteWorkspaceEntry(
 ): Promise<FileWorkspaceResult<"delete">> {
   const path = displayPath(request.path);
   const target = await resolveWorkspacePath(context.workspace, request.path, { forWrite: true });
-  // Through the usage cache, so the workspace's usage drops by what was removed.
+  // Through the usage cache, so the workspace's usage drops by what was removed. `rmdir` and
+  // `unlink` either happen or fail with nothing removed, so a failed delete keeps the usage.
   return workspaceUsageCache.change<FileWorkspaceResult<"delete">>(
     context.workspace,
     context.signal,

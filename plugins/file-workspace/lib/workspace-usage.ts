@@ -34,8 +34,9 @@ export interface UsageChange<Result> {
  * write costs a few `lstat`s instead of a walk of the whole tree. Changes to one workspace run one
  * at a time: a check and the change it allows cannot interleave with another's, so concurrent
  * writes cannot together pass the quota. A change that fails midway (a folder made, the file not
- * written) drops the cached usage, and the next change scans again. One process's view: writes
- * by another process to the same folders are seen after `rescanAfterMs`.
+ * written) drops the cached usage, and the next change scans again; one refused before it
+ * touched the disk keeps it, so a tenant at its cap cannot make every refusal a walk of the tree.
+ * One process's view: writes by another process to the same folders are seen after `rescanAfterMs`.
  */
 export class WorkspaceUsageCache {
   /** How many full scans ran (for tests: the write path must not walk the tree each time). */
@@ -51,12 +52,15 @@ export class WorkspaceUsageCache {
 
   /**
    * Runs `change` with `workspace`'s current usage once the changes queued before it ended, and
-   * applies the delta it returns. A change that throws leaves the usage to be rescanned.
+   * applies the delta it returns. `change` calls `modifying()` before its first step that can
+   * leave the disk partly changed (one that either happens whole or fails with nothing done,
+   * like `unlink`, needs no call); a change that throws after that leaves the usage to be
+   * rescanned, one that throws before (a refusal) keeps it.
    */
   change<Result>(
     workspace: string,
     signal: AbortSignal,
-    change: (usage: Readonly<WorkspaceUsage>) => Promise<UsageChange<Result>>,
+    change: (usage: Readonly<WorkspaceUsage>, modifying: () => void) => Promise<UsageChange<Result>>,
   ): Promise<Result> {
     const entry = this.entryOf(workspace);
     entry.pending += 1;
@@ -66,15 +70,18 @@ export class WorkspaceUsageCache {
         entry.usage = await this.scan(workspace, signal);
         entry.scannedAt = Date.now();
       }
+      let modified = false;
       try {
-        const { result, delta } = await change(entry.usage);
+        const { result, delta } = await change(entry.usage, () => {
+          modified = true;
+        });
         entry.usage = {
           bytes: Math.max(0, entry.usage.bytes + delta.bytes),
           entries: Math.max(0, entry.usage.entries + delta.entries),
         };
         return result;
       } catch (error) {
-        entry.usage = undefined;
+        if (modified) entry.usage = undefined;
         throw error;
       }
     });

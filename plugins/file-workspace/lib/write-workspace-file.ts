@@ -106,7 +106,7 @@ export async function writeWorkspaceFile(
   return workspaceUsageCache.change(
     context.workspace,
     context.signal,
-    async (usage: Readonly<WorkspaceUsage>) => {
+    async (usage: Readonly<WorkspaceUsage>, modifying) => {
       const existing = await optional(lstat(target)).catch((error: unknown) => {
         throw fileSystemError(error, path);
       });
@@ -127,6 +127,8 @@ export async function writeWorkspaceFile(
       if (added > 0 && entries > maxEntries) throw tooManyEntries(path, entries, maxEntries);
       const total = usage.bytes - (existing?.size ?? 0) + finalSize + entries * WORKSPACE_ENTRY_BYTES;
       if (total > maxWorkspaceBytes) throw workspaceFull(path, total, maxWorkspaceBytes);
+      // From here a failure may leave folders made and the file not written: the usage is rescanned.
+      modifying();
       await ensureParent(target, path, request.createParents);
       // Appending rewrites the whole file so that it, too, is atomic; the file cap keeps that cheap.
       const data = appending

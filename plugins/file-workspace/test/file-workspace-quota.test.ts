@@ -119,6 +119,32 @@ describe("file-workspace quota", () => {
     expect(workspaceUsageCache.scans - before).toBe(1);
   });
 
+  it("keeps the usage it has when a change is refused, so refusals at the cap do not walk the tree", async () => {
+    const { execute, fileOf } = workspaceHost({ maxWorkspaceBytes: 4 * WORKSPACE_ENTRY_BYTES });
+    await execute({ operation: "list" });
+    mkdirSync(fileOf("kept/inner"), { recursive: true });
+    expect((await execute({ operation: "write", path: "a.txt", content: "" })).status).toBe("success");
+    const before = workspaceUsageCache.scans;
+    const refusals = [
+      await execute({ operation: "write", path: "b/c.txt", content: "" }),
+      await execute({ operation: "write", path: "kept", content: "" }),
+      await execute({ operation: "delete", path: "missing.txt" }),
+      await execute({ operation: "delete", path: "kept" }),
+    ];
+    expect(refusals.map((refusal) => refusal.error?.code)).toEqual([
+      "SIZE_LIMIT_EXCEEDED",
+      "PATH_REFUSED",
+      "FILE_NOT_FOUND",
+      expect.any(String),
+    ]);
+    // Still exactly at the cap (three entries), with no scan since: the fourth entry fits, a fifth does not.
+    expect((await execute({ operation: "write", path: "d.txt", content: "" })).status).toBe("success");
+    expect((await execute({ operation: "write", path: "e.txt", content: "" })).error?.code).toBe(
+      "SIZE_LIMIT_EXCEEDED",
+    );
+    expect(workspaceUsageCache.scans - before).toBe(0);
+  });
+
   it("lets concurrent writes of one owner together take no more than the cap", async () => {
     const { execute } = workspaceHost({
       maxFileBytes: 1000,

@@ -1,18 +1,10 @@
 import {
   type AddressPolicy,
   type AddressRefusal,
+  AddressRefusedError,
   createGuardedLookup,
-  parseIpLiteral,
 } from "@skillbox/core/handler";
 import { Agent, buildConnector } from "undici";
-
-/** Thrown inside the connector when the SSRF guard refuses an address; never leaves this package. */
-export class AddressRefusedError extends Error {
-  constructor(readonly refusal: AddressRefusal) {
-    super(`address ${refusal.address} of ${refusal.host} is ${refusal.range}`);
-    this.name = "AddressRefusedError";
-  }
-}
 
 /** An undici Agent that refuses non-public addresses when it connects, and remembers why. */
 export interface GuardedAgent {
@@ -40,12 +32,10 @@ export function createGuardedAgent(policy: AddressPolicy): GuardedAgent {
   const connectWithLookup = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);
   const connect: buildConnector.connector = (options, callback) => {
     // net.connect skips `lookup` for IP literals, so those are checked here.
-    if (parseIpLiteral(options.hostname) && !policy.isHostExempt(options.hostname)) {
-      const refusal = policy.check(options.hostname, options.hostname);
-      if (refusal) {
-        callback(refuse(refusal), null);
-        return;
-      }
+    const refusal = policy.checkLiteral(options.hostname);
+    if (refusal) {
+      callback(refuse(refusal), null);
+      return;
     }
     connectWithLookup(options, callback);
   };

@@ -46,7 +46,6 @@ export function assertUrlAllowed(url: URL, policy: AddressPolicy, redirectedFrom
       { data: { host: url.host } },
     );
   }
-  if (parseIpLiteral(url.hostname) === undefined || policy.isHostExempt(url.hostname)) return;
-  const refusal = policy.check(url.hostname, url.hostname);
+  const refusal = policy.checkLiteral(url.hostname);
   if (refusal) throw addressRefused(refusal);
 }

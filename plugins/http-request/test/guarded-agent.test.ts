@@ -1,7 +1,7 @@
-import { createAddressPolicy } from "@skillbox/core";
+import { AddressRefusedError, createAddressPolicy } from "@skillbox/core";
 import { fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { AddressRefusedError, createGuardedAgent, type GuardedAgent } from "../lib/guarded-agent.ts";
+import { createGuardedAgent, type GuardedAgent } from "../lib/guarded-agent.ts";
 import { type RecordingServer, startRecordingServer } from "./helpers/recording-server.js";
 
 const servers: RecordingServer[] = [];

@@ -21,6 +21,15 @@ export const maxAttemptTimeoutSchema = milliseconds.positive("must be a positive
 /** The schema of `executor.shutdownGraceMs`, also used for `SKILLBOX_SHUTDOWN_GRACE_MS`. */
 export const shutdownGraceSchema = milliseconds.min(0, "must be 0 or more milliseconds");
 
+/** The schema of `server.mcp.maxSessionsPerOwner` and `maxSessions`, also used for their environment variables. */
+export const sessionCountSchema = z
+  .number({ error: "must be a number of sessions" })
+  .int("must be a whole number of sessions")
+  .positive("must be at least 1 session");
+
+/** The schema of `server.mcp.sessionIdleTimeoutMs`, also used for `SKILLBOX_MCP_SESSION_IDLE_TIMEOUT_MS`. */
+export const sessionIdleTimeoutSchema = milliseconds.positive("must be a positive number of milliseconds");
+
 /**
  * Zod schema of a config file's default export. Unknown fields are errors, so a typo such as
  * `dir` is reported instead of silently ignored.
@@ -45,6 +54,17 @@ export const configSchema = z
               })
               .optional(),
             maxBodyBytes: z.number().int().positive("must be a positive number of bytes").optional(),
+            mcp: z
+              .object(
+                {
+                  maxSessionsPerOwner: sessionCountSchema.optional(),
+                  maxSessions: sessionCountSchema.optional(),
+                  sessionIdleTimeoutMs: sessionIdleTimeoutSchema.optional(),
+                },
+                { error: "must be an object" },
+              )
+              .strict()
+              .optional(),
           },
           { error: "must be an object" },
         )

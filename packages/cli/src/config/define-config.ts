@@ -13,6 +13,21 @@ export interface SkillboxServerConfig {
   apiKeys?: Record<string, string>;
   /** Largest request body accepted, in bytes (default: the server's). */
   maxBodyBytes?: number;
+  /** Bounds on the MCP sessions of `/mcp` (see `createMcpHttpHandler` in `@skillbox/server`). */
+  mcp?: SkillboxMcpSessionsConfig;
+}
+
+/**
+ * The `server.mcp` block of {@link SkillboxConfig}: how many MCP sessions `skillbox dev` and
+ * `skillbox serve` keep and for how long. Each `SKILLBOX_MCP_…` variable wins over its field.
+ */
+export interface SkillboxMcpSessionsConfig {
+  /** Sessions one owner may hold (default 100; `SKILLBOX_MCP_MAX_SESSIONS_PER_OWNER`). */
+  maxSessionsPerOwner?: number;
+  /** Sessions in all (default 10 000; `SKILLBOX_MCP_MAX_SESSIONS`). */
+  maxSessions?: number;
+  /** Idle time after which a session ends (default 15 min; `SKILLBOX_MCP_SESSION_IDLE_TIMEOUT_MS`). */
+  sessionIdleTimeoutMs?: number;
 }
 
 /** The `executor` block of {@link SkillboxConfig}: limits on how long executions may hold the host. */

@@ -5,9 +5,12 @@ import { formatZodIssues, resolveDatabasePath, SkillboxError } from "@skillbox/c
 import { displayPath } from "@skillbox/loader";
 import type { SandboxProviderName } from "@skillbox/sandbox";
 import { createJiti } from "jiti";
+import type { ZodType } from "zod";
 import {
   configSchema,
   maxAttemptTimeoutSchema,
+  sessionCountSchema,
+  sessionIdleTimeoutSchema,
   shutdownGraceSchema,
   type ValidatedConfig,
 } from "./config-schema.js";
@@ -50,6 +53,12 @@ export interface ResolvedConfig {
     host: string | undefined;
     apiKeys: Record<string, string> | undefined;
     maxBodyBytes: number | undefined;
+    /** MCP session bounds (undefined: the server's defaults). */
+    mcp: {
+      maxSessionsPerOwner: number | undefined;
+      maxSessions: number | undefined;
+      sessionIdleTimeoutMs: number | undefined;
+    };
   };
   executor: {
     /** Ceiling on every attempt's timeout (undefined: none). */
@@ -91,13 +100,24 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
       host: fileConfig.server?.host,
       apiKeys: fileConfig.server?.apiKeys,
       maxBodyBytes: fileConfig.server?.maxBodyBytes,
+      mcp: {
+        maxSessionsPerOwner:
+          numberFromEnvironment("SKILLBOX_MCP_MAX_SESSIONS_PER_OWNER", sessionCountSchema) ??
+          fileConfig.server?.mcp?.maxSessionsPerOwner,
+        maxSessions:
+          numberFromEnvironment("SKILLBOX_MCP_MAX_SESSIONS", sessionCountSchema) ??
+          fileConfig.server?.mcp?.maxSessions,
+        sessionIdleTimeoutMs:
+          numberFromEnvironment("SKILLBOX_MCP_SESSION_IDLE_TIMEOUT_MS", sessionIdleTimeoutSchema) ??
+          fileConfig.server?.mcp?.sessionIdleTimeoutMs,
+      },
     },
     executor: {
       maxAttemptTimeoutMs:
-        millisecondsFromEnvironment("SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS", maxAttemptTimeoutSchema) ??
+        numberFromEnvironment("SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS", maxAttemptTimeoutSchema) ??
         fileConfig.executor?.maxAttemptTimeoutMs,
       shutdownGraceMs:
-        millisecondsFromEnvironment("SKILLBOX_SHUTDOWN_GRACE_MS", shutdownGraceSchema) ??
+        numberFromEnvironment("SKILLBOX_SHUTDOWN_GRACE_MS", shutdownGraceSchema) ??
         fileConfig.executor?.shutdownGraceMs ??
         DEFAULT_SHUTDOWN_GRACE_MS,
     },
@@ -109,8 +129,8 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
   };
 }
 
-/** A millisecond setting from the environment (unset or blank: undefined); a bad value is CONFIG_INVALID naming it. */
-function millisecondsFromEnvironment(name: string, schema: typeof shutdownGraceSchema): number | undefined {
+/** A numeric setting from the environment (unset or blank: undefined); a bad value is CONFIG_INVALID naming it. */
+function numberFromEnvironment(name: string, schema: ZodType<number>): number | undefined {
   const text = process.env[name];
   if (text === undefined || text.trim() === "") return undefined;
   const parsed = schema.safeParse(Number(text));

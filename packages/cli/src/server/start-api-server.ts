@@ -35,6 +35,7 @@ export async function startApiServer(
     executor: host.executor,
     name: "skillbox",
     version: CLI_VERSION,
+    ...config.server.mcp,
   });
   const app = createHttpApp({
     registry: host.registry,

@@ -120,6 +120,24 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE skill_executions ADD COLUMN input_hash TEXT;
     `,
   },
+  {
+    version: 3,
+    description: "the per-database key of input hashes",
+    sql: `
+      -- input_hash is an HMAC under this key, made once per file so every process sharing the
+      -- file hashes alike. Unkeyed, whoever reads the file could test guesses of a secret the
+      -- audit trail redacts (a password) against the hash of the input that carried it.
+      CREATE TABLE skillbox_keys (
+        name TEXT PRIMARY KEY,
+        key BLOB NOT NULL
+      );
+      INSERT INTO skillbox_keys (name, key) VALUES ('input_hash', randomblob(32));
+      -- Hashes written before were unkeyed: dropped, so such rows match any input, like rows
+      -- from before hashes. Only rows with a key have one (the partial unique index finds them).
+      UPDATE skill_executions SET input_hash = NULL
+        WHERE idempotency_key IS NOT NULL AND input_hash IS NOT NULL;
+    `,
+  },
 ];
 
 /**

@@ -15,11 +15,12 @@ export const HOST_ONLY_ERROR_KEYS: ReadonlySet<string> = new Set(["stack"]);
 const MAX_DATA_DEPTH = 32;
 
 /** A copy of error data without host-only keys, at any depth; `__proto__` keys stay data. */
-function withoutHostDetails(value: unknown, depth: number): unknown {
+function withoutHostDetails(value: unknown, depth: number, serialised = false): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (depth >= MAX_DATA_DEPTH) return "[nested too deep]";
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-    return withoutHostDetails((value as { toJSON(): unknown }).toJSON(), depth);
+  // Once per value, as JSON.stringify does: a toJSON returning its own object must not loop.
+  if (!serialised && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return withoutHostDetails((value as { toJSON(): unknown }).toJSON(), depth, true);
   }
   if (Array.isArray(value)) return value.map((item) => withoutHostDetails(item, depth + 1));
   // Object.fromEntries defines own properties: `copy[key] = …` would make a `__proto__` key the

@@ -116,7 +116,7 @@ interface RunnerRow {
 /** An execution found by idempotency key, with what a repeat is compared against. */
 export interface IdempotentExecution {
   execution: SkillExecution;
-  /** sha256 of the first caller's input in canonical JSON (null for rows from before hashes). */
+  /** The first caller's input hashed by `hashInput` (null for rows from before keyed hashes). */
   inputHash: string | null;
 }
 
@@ -129,6 +129,21 @@ function checkedLeaseMs(value: number | undefined): number {
     );
   }
   return value;
+}
+
+function readInputHashKey(database: Database.Database): Buffer {
+  const key = database
+    .prepare<[], Buffer>("SELECT key FROM skillbox_keys WHERE name = 'input_hash'")
+    .pluck()
+    .get();
+  if (!Buffer.isBuffer(key) || key.length < 16) {
+    throw new SkillboxError(
+      "DATABASE_ERROR",
+      "SkillExecutor: the database has no input hash key (table `skillbox_keys`, name 'input_hash'); " +
+        "open it with openDatabase(), which migrates it, or restore the row from a backup",
+    );
+  }
+  return key;
 }
 
 function isAlive(pid: number): boolean {
@@ -149,6 +164,8 @@ export class ExecutionStore {
   readonly runnerId: string;
   /** How long this runner's lease lasts without renewal, in ms. */
   readonly leaseMs: number;
+  /** The database's key of `hashInput` (made by its migration): alike in every process on the file. */
+  readonly inputHashKey: Buffer;
   private readonly runnerKey: number;
   private readonly statements;
   private readonly batcher: AuditBatcher;
@@ -163,6 +180,7 @@ export class ExecutionStore {
     this.onLeaseLost = options.onLeaseLost;
     this.database = database;
     this.runnerId = runnerId;
+    this.inputHashKey = readInputHashKey(database);
     const now = Date.now();
     const runnerKey = Number(
       database
@@ -249,16 +267,19 @@ export class ExecutionStore {
     if (this.database.open) this.statements.closeRunner.run(Date.now(), this.runnerKey);
   }
 
+  /** One execution by id, bodies included. */
   get(id: string): SkillExecution | undefined {
     const row = this.statements.byId.get(id);
     return row === undefined ? undefined : rowToExecution(row);
   }
 
+  /** The execution `owner` ran with idempotency key `key`, with its input hash, if any. */
   findByIdempotencyKey(owner: string, key: string): IdempotentExecution | undefined {
     const row = this.statements.byIdempotencyKey.get(owner, key);
     return row === undefined ? undefined : { execution: rowToExecution(row), inputHash: row.input_hash };
   }
 
+  /** A page of full records, newest first (see {@link ExecutionFilters}). */
   list(filters: ExecutionFilters = {}): SkillExecution[] {
     const { where, parameters } = buildWhere(filters);
     const { limit, offset } = pageOf(filters);
@@ -297,6 +318,7 @@ export class ExecutionStore {
     return summaries;
   }
 
+  /** How many executions match the filters (pagination ignored). */
   count(filters: ExecutionFilters = {}): number {
     const { where, parameters } = buildWhere(filters);
     return this.database

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 
 /** Object keys sorted at every level: two inputs that differ only in key order hash alike. */
 function sortedKeys(_key: string, value: unknown): unknown {
@@ -13,11 +13,14 @@ function sortedKeys(_key: string, value: unknown): unknown {
 }
 
 /**
- * sha256 (hex) of `input` as canonical JSON — keys sorted, JSON's own rules otherwise — which is
- * how an idempotency key's repeat is compared with the first call. Null when the input cannot be
- * written as JSON (a cycle, a BigInt): such an input is not compared.
+ * HMAC-SHA256 (hex) under `key` of `input` as canonical JSON — keys sorted, JSON's own rules
+ * otherwise — which is how an idempotency key's repeat is compared with the first call. Keyed
+ * (the database's own key, see `ExecutionStore.inputHashKey`) because the caller's input may hold
+ * a secret the audit trail redacts: an unkeyed hash of a low-entropy one (a password) could be
+ * guessed by hashing candidates. Null when the input cannot be written as JSON (a cycle, a
+ * BigInt): such an input is not compared.
  */
-export function hashInput(input: unknown): string | null {
+export function hashInput(input: unknown, key: Buffer): string | null {
   let canonical: string | undefined;
   try {
     canonical = JSON.stringify(input, sortedKeys);
@@ -25,7 +28,7 @@ export function hashInput(input: unknown): string | null {
     return null;
   }
   // `undefined` (no input) has no JSON text; it still needs a hash of its own.
-  return createHash("sha256")
+  return createHmac("sha256", key)
     .update(canonical ?? "undefined")
     .digest("hex");
 }

@@ -3,6 +3,7 @@ import { SkillboxError } from "../errors/skillbox-error.js";
 import { EXECUTION_STATUSES, type ExecutionStatus, type Skill, type SkillExecution } from "../types.js";
 import type { ExecutionStore, IdempotentExecution } from "./execution-store.js";
 import { hashInput } from "./hash-input.js";
+import { linkSignals } from "./link-signals.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
 
 /** Every status but the two of an execution still under way. */
@@ -74,7 +75,7 @@ export class IdempotencyGate {
     signal: AbortSignal | undefined,
     execute: (inputHash: string | null) => Promise<SkillExecution>,
   ): Promise<SkillExecution> {
-    const inputHash = hashInput(input);
+    const inputHash = hashInput(input, this.store.inputHashKey);
     const mapKey = `${owner}\u0000${key}`;
     const running = this.inFlight.get(mapKey);
     if (running !== undefined) {
@@ -160,12 +161,13 @@ export class IdempotencyGate {
   ): Promise<T> {
     if (signal?.aborted) throw cancelledWait(undefined, key);
     const settled = new AbortController();
-    const stop = signal === undefined ? settled.signal : AbortSignal.any([signal, settled.signal]);
+    // Linked, not AbortSignal.any: `signal` may be the host's shutdown signal, which lives on.
+    const stop = linkSignals([signal, settled.signal]);
     const giveUp = async (): Promise<never> => {
       try {
         // A timer holds at most 2^31 - 1 ms, so a far deadline is slept towards in steps.
         for (let remaining = deadline - Date.now(); remaining > 0; remaining = deadline - Date.now()) {
-          await sleep(Math.min(remaining, MAX_TIMER_MS), undefined, { signal: stop });
+          await sleep(Math.min(remaining, MAX_TIMER_MS), undefined, { signal: stop.signal });
         }
       } catch {
         if (signal?.aborted) throw cancelledWait(undefined, key);
@@ -178,6 +180,7 @@ export class IdempotencyGate {
       return await Promise.race([promise, giveUp()]);
     } finally {
       settled.abort();
+      stop.unlink();
     }
   }
 

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { EventEmitter } from "node:events";
+import { EventEmitter, setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { Interceptor } from "../interceptors/define-interceptor.js";
 import {
@@ -33,17 +32,18 @@ import { STATUS_BY_CODE, serialize, toSkillboxError } from "./execution-outcome.
 import { ExecutionState } from "./execution-state.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
 import type { ExecutionSummary, ExecutionSummaryOptions } from "./execution-summary.js";
+import { checkedMilliseconds, ExecutionTimeouts } from "./execution-timeouts.js";
 import { DEFAULT_MAX_NESTING_DEPTH, findOverDeepPath } from "./find-over-deep-path.js";
 import { HostCloseHandlers } from "./host-close-handlers.js";
 import { IdempotencyGate } from "./idempotency-gate.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
+import { type LinkedSignal, linkSignals } from "./link-signals.js";
 import { resolveSkillForCaller } from "./resolve-skill-for-caller.js";
-import { isRetryable, resolveRetryPolicy, retryDelay } from "./retry-policy.js";
-import { runAttempt } from "./run-attempt.js";
+import { runWithRetries } from "./run-with-retries.js";
 import { SchemaValidator } from "./schema-validator.js";
+import { type HandlerResolver, SkillHandlers } from "./skill-handlers.js";
 
-/** Finds the handler of a skill whose `handler` reference is not a registered name (used by loaders). */
-export type HandlerResolver = (skill: Skill) => SkillHandler | undefined | Promise<SkillHandler | undefined>;
+export type { HandlerResolver } from "./skill-handlers.js";
 
 /** Options of {@link SkillExecutor}. */
 export interface SkillExecutorOptions {
@@ -65,7 +65,8 @@ export interface SkillExecutorOptions {
   /**
    * Deepest nesting of objects and arrays in an input or an output (default 100). Deeper input is
    * refused with `INPUT_INVALID` before any interceptor or handler sees it (the row records the
-   * refusal, not the value); deeper output fails with `OUTPUT_INVALID`. Recursive code —
+   * refusal, not the value); deeper output fails with `OUTPUT_INVALID` before `after` hooks and the
+   * output schema see it. Recursive code —
    * `JSON.stringify`, validators, audit hooks — overflows the stack on values thousands deep.
    */
   maxNestingDepth?: number;
@@ -102,12 +103,6 @@ export interface SkillExecutorCloseOptions {
   graceMs?: number;
 }
 
-/** Where an attempt's timeout came from, as its TIMEOUT message names it. */
-interface AttemptTimeout {
-  milliseconds: number;
-  source: string;
-}
-
 interface Outcome {
   status: ExecutionStatus;
   output: unknown;
@@ -126,14 +121,11 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   private readonly store: ExecutionStore;
   private readonly idempotency: IdempotencyGate;
   private readonly validator = new SchemaValidator();
-  private readonly handlers = new Map<string, SkillHandler>();
-  private readonly resolvers: HandlerResolver[] = [];
+  private readonly handlers = new SkillHandlers();
   private readonly runtimes = new Map<string, SkillRuntime>();
   private readonly active = new Set<Promise<unknown>>();
   private readonly logger: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
-  private readonly defaultTimeoutMs: number;
-  private readonly defaultTotalTimeoutMs: number | undefined;
-  private readonly maxAttemptTimeoutMs: number | undefined;
+  private readonly timeouts: ExecutionTimeouts;
   private readonly maxCallDepth: number;
   /** Deepest nesting of objects and arrays accepted in an input or output (see `maxNestingDepth` option). */
   readonly maxNestingDepth: number;
@@ -144,13 +136,18 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   private state: "open" | "draining" | "closed" = "open";
   private closing: Promise<void> | undefined;
   private shutdownGraceMs = 0;
+  /** What cancels running attempts at shutdown, and the grace period their message names. */
+  private readonly shutdownCancellation = {
+    signal: this.shutdown.signal,
+    graceMs: () => this.shutdownGraceMs,
+  };
 
   constructor(options: SkillExecutorOptions) {
     super();
+    // Every running attempt listens on the shutdown signal: as many listeners as executions.
+    setMaxListeners(0, this.shutdown.signal);
     // Checked before anything is opened, so a bad option leaves nothing behind.
-    this.defaultTimeoutMs = positiveMilliseconds("defaultTimeoutMs", options.defaultTimeoutMs) ?? 30_000;
-    this.defaultTotalTimeoutMs = positiveMilliseconds("defaultTotalTimeoutMs", options.defaultTotalTimeoutMs);
-    this.maxAttemptTimeoutMs = positiveMilliseconds("maxAttemptTimeoutMs", options.maxAttemptTimeoutMs);
+    this.timeouts = new ExecutionTimeouts(options);
     this.registry = options.registry;
     this.logger = options.logger ?? createConsoleLogger();
     this.store = new ExecutionStore(options.registry.database, randomUUID(), {
@@ -162,8 +159,8 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         ),
     });
     this.idempotency = new IdempotencyGate(this.store, {
-      attemptTimeoutMs: (skill) => this.attemptTimeoutOf(skill, {}).milliseconds,
-      totalTimeoutMs: this.defaultTotalTimeoutMs,
+      attemptTimeoutMs: (skill) => this.timeouts.attemptTimeout(skill, {}).milliseconds,
+      totalTimeoutMs: this.timeouts.defaultTotalTimeoutMs,
       graceMs: this.store.leaseMs,
     });
     this.maxCallDepth = options.maxCallDepth ?? 16;
@@ -180,27 +177,17 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
 
   /** Binds a handler function to the name skills use in their `handler` field. */
   registerHandler(name: string, handler: SkillHandler): void {
-    if (typeof handler !== "function") {
-      throw new SkillboxError(
-        "REGISTRATION_INVALID",
-        `registerHandler("${name}"): the handler must be a function`,
-      );
-    }
-    this.handlers.set(name, handler);
+    this.handlers.register(name, handler);
   }
 
   /** Removes a handler registered with {@link registerHandler}. */
   unregisterHandler(name: string): boolean {
-    return this.handlers.delete(name);
+    return this.handlers.unregister(name);
   }
 
   /** Adds a resolver consulted (in order) for handler references that are not registered names. Returns a remover. */
   addHandlerResolver(resolver: HandlerResolver): () => void {
-    this.resolvers.push(resolver);
-    return () => {
-      const index = this.resolvers.indexOf(resolver);
-      if (index >= 0) this.resolvers.splice(index, 1);
-    };
+    return this.handlers.addResolver(resolver);
   }
 
   /** Adds or replaces the runtime used for skills whose `runtime` equals `runtime.name`. */
@@ -266,7 +253,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     if (this.closing === undefined) {
       let graceMs: number | undefined;
       try {
-        graceMs = positiveOrZeroMilliseconds("graceMs", options.graceMs);
+        graceMs = checkedMilliseconds("graceMs", options.graceMs, true);
       } catch (error) {
         // A malformed option leaves the executor open, so a corrected call can still close it.
         return Promise.reject(error);
@@ -292,7 +279,9 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   private async shutDown(graceMs: number | undefined): Promise<void> {
     this.state = "draining";
     if (graceMs !== undefined && this.active.size > 0) {
-      const drained = Promise.allSettled([...this.active]).then(() => true);
+      // The whole drain races the grace period, nested calls started meanwhile included: a
+      // parent that did not wait for its child must not let the child outlive the grace.
+      const drained = this.drain().then(() => true);
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), graceMs);
@@ -307,12 +296,16 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         this.shutdown.abort();
       }
     }
-    // Executions started by running ones (ctx.call) join `active` while it drains.
-    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+    await this.drain();
     this.state = "closed";
     await this.closeHandlers.runAll();
     await this.store.close();
     await Promise.allSettled([...this.runtimes.values()].map((runtime) => runtime.close?.()));
+  }
+
+  /** Resolves once no execution runs: those started by running ones (ctx.call) join `active` meanwhile. */
+  private async drain(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
   }
 
   /** @internal Creates the logger a handler sees as `ctx.logger`. */
@@ -369,27 +362,24 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     } catch (error) {
       return Promise.reject(error);
     }
-    const promise =
-      options.idempotencyKey === undefined
-        ? this.run(skill, input, options, caller, depth)
-        : this.idempotency.run(
-            skill,
-            caller,
-            options.idempotencyKey,
-            input,
-            this.waitSignal(options.signal, options.waitSignal),
-            (inputHash) => this.run(skill, input, options, caller, depth, inputHash),
-          );
+    let promise: Promise<SkillExecution>;
+    let wait: LinkedSignal | undefined;
+    if (options.idempotencyKey === undefined) {
+      promise = this.run(skill, input, options, caller, depth);
+    } else {
+      // What ends a wait on another execution: the caller's signals or the host's shutdown.
+      wait = linkSignals([options.signal, options.waitSignal, this.shutdown.signal]);
+      promise = this.idempotency.run(skill, caller, options.idempotencyKey, input, wait.signal, (inputHash) =>
+        this.run(skill, input, options, caller, depth, inputHash),
+      );
+    }
     this.active.add(promise);
-    const forget = () => this.active.delete(promise);
+    const forget = () => {
+      this.active.delete(promise);
+      wait?.unlink();
+    };
     promise.then(forget, forget);
     return promise;
-  }
-
-  /** What ends a wait on another execution: the caller's signals or the host's shutdown. */
-  private waitSignal(...callerSignals: (AbortSignal | undefined)[]): AbortSignal {
-    const signals = callerSignals.filter((signal) => signal !== undefined);
-    return signals.length === 0 ? this.shutdown.signal : AbortSignal.any([...signals, this.shutdown.signal]);
   }
 
   private async run(
@@ -517,19 +507,33 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         // Validated after `before` hooks: the schema guards what the handler actually receives,
         // including input that a context-injecting interceptor completed.
         this.validator.validateInput(skill, context.input);
-        output = await this.runAttempts(skill, context, options, startedAt, attempts);
+        output = await runWithRetries({
+          skill,
+          options,
+          timeouts: this.timeouts,
+          startedAt,
+          attempts,
+          shutdown: this.shutdownCancellation,
+          logger: context.logger,
+          invoke: (attempt, abort) => this.invokeRuntime(skill, context, attempt, abort),
+        });
       }
-      if (entered.length > 0) {
+      // Checked before `after` hooks and the output schema: either may walk the value recursively.
+      let overDeepOutput = findOverDeepPath(output, this.maxNestingDepth, "output");
+      if (overDeepOutput === undefined && entered.length > 0) {
+        const handlerOutput = output;
         const after = this.interceptors.runAfter(entered, context, {
           output,
           attempts: attempts.count,
           duration: performance.now() - startedAt,
         });
         output = isPromiseLike(after) ? await after : after;
+        // Walked again only when a hook replaced it: the hot path pays one walk.
+        if (output !== handlerOutput)
+          overDeepOutput = findOverDeepPath(output, this.maxNestingDepth, "output");
       }
-      this.validator.validateOutput(skill, output);
-      const overDeepOutput = findOverDeepPath(output, this.maxNestingDepth, "output");
       if (overDeepOutput !== undefined) return this.tooDeep(skill, "OUTPUT_INVALID", overDeepOutput);
+      this.validator.validateOutput(skill, output);
       return { status: "success", output, error: null };
     } catch (thrown) {
       if (thrown instanceof InterceptorUnwind) entered = interceptors.slice(0, thrown.entered);
@@ -567,114 +571,6 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     };
   }
 
-  private async runAttempts(
-    skill: Skill,
-    context: ExecutionState,
-    options: ExecuteOptions,
-    startedAt: number,
-    attempts: { count: number },
-  ): Promise<unknown> {
-    const policy = resolveRetryPolicy(skill, options);
-    const attemptTimeout = this.attemptTimeoutOf(skill, options);
-    const totalTimeoutMs = this.totalTimeoutOf(options);
-    const deadline = totalTimeoutMs === undefined ? Number.POSITIVE_INFINITY : startedAt + totalTimeoutMs;
-    const label = `${skill.name}@${skill.version}`;
-    const cancellations = [
-      {
-        signal: options.signal,
-        error: () =>
-          new SkillboxError("CANCELLED", `${label} was cancelled by the caller`, {
-            data: { reason: String(options.signal?.reason) },
-          }),
-      },
-      {
-        signal: this.shutdown.signal,
-        error: () =>
-          new SkillboxError(
-            "CANCELLED",
-            `${label} was cancelled because the host shut down: it was still running when the ${this.shutdownGraceMs} ms shutdown grace period ran out`,
-            { data: { reason: "shutdown", graceMs: this.shutdownGraceMs } },
-          ),
-      },
-    ];
-    for (let attempt = 1; ; attempt++) {
-      attempts.count = attempt;
-      const remaining = deadline - performance.now();
-      const capped = remaining < attemptTimeout.milliseconds;
-      try {
-        return await runAttempt(
-          {
-            timeoutMs: capped ? remaining : attemptTimeout.milliseconds,
-            timeoutError: () =>
-              capped
-                ? new SkillboxError(
-                    "TIMEOUT",
-                    `${label} ran past its overall deadline of ${totalTimeoutMs} ms`,
-                    {
-                      retryable: false,
-                    },
-                  )
-                : new SkillboxError(
-                    "TIMEOUT",
-                    `${label} attempt ${attempt} timed out after ${attemptTimeout.milliseconds} ms (${attemptTimeout.source})`,
-                  ),
-            cancellations,
-          },
-          (abort) => this.invokeRuntime(skill, context, attempt, abort),
-        );
-      } catch (error) {
-        if (attempt >= policy.maxAttempts || !isRetryable(error, policy)) throw error;
-        const delay = retryDelay(policy, attempt);
-        if (performance.now() + delay >= deadline) throw error;
-        context.logger.debug("retrying", {
-          skill: label,
-          attempt,
-          delay,
-          code: (error as SkillboxError).code,
-        });
-        const waiting =
-          options.signal === undefined
-            ? this.shutdown.signal
-            : AbortSignal.any([options.signal, this.shutdown.signal]);
-        await sleep(delay, undefined, { signal: waiting }).catch(() => {
-          const cancelled = cancellations.find((cancellation) => cancellation.signal?.aborted);
-          throw (
-            cancelled?.error() ??
-            new SkillboxError("CANCELLED", `${label} was cancelled while waiting to retry`)
-          );
-        });
-      }
-    }
-  }
-
-  /**
-   * The per-attempt timeout: the skill's own (else the default), within the operator's ceiling; a
-   * caller may only shorten it, so nobody can pin the host longer than the skill and operator allow.
-   */
-  private attemptTimeoutOf(skill: Skill, options: ExecuteOptions): AttemptTimeout {
-    let timeout: AttemptTimeout =
-      skill.timeoutMs === undefined
-        ? { milliseconds: this.defaultTimeoutMs, source: "the executor's defaultTimeoutMs" }
-        : { milliseconds: skill.timeoutMs, source: "the skill's timeoutMs" };
-    if (this.maxAttemptTimeoutMs !== undefined && this.maxAttemptTimeoutMs < timeout.milliseconds) {
-      timeout = { milliseconds: this.maxAttemptTimeoutMs, source: "the host's maxAttemptTimeoutMs" };
-    }
-    // `<` is false for NaN, so a malformed value never replaces the limit.
-    if (typeof options.timeoutMs === "number" && options.timeoutMs < timeout.milliseconds) {
-      timeout = { milliseconds: options.timeoutMs, source: "the call's timeoutMs" };
-    }
-    return timeout;
-  }
-
-  /** The overall deadline: the executor's default, which a caller may only shorten (or set, without one). */
-  private totalTimeoutOf(options: ExecuteOptions): number | undefined {
-    const requested = options.totalTimeoutMs;
-    if (typeof requested !== "number" || Number.isNaN(requested)) return this.defaultTotalTimeoutMs;
-    return this.defaultTotalTimeoutMs === undefined
-      ? requested
-      : Math.min(requested, this.defaultTotalTimeoutMs);
-  }
-
   private invokeRuntime(
     skill: Skill,
     context: ExecutionState,
@@ -695,43 +591,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       input: context.input,
       context: handlerContext,
       depth: context.depth,
-      resolveHandler: () => this.resolveHandler(skill),
+      resolveHandler: () => this.handlers.resolve(skill),
     });
   }
-
-  private resolveHandler(skill: Skill): SkillHandler | Promise<SkillHandler> {
-    return this.handlers.get(skill.handler) ?? this.resolveWithResolvers(skill);
-  }
-
-  private async resolveWithResolvers(skill: Skill): Promise<SkillHandler> {
-    for (const resolver of this.resolvers) {
-      const handler = await resolver(skill);
-      if (handler !== undefined) return handler;
-    }
-    throw new SkillboxError(
-      "HANDLER_NOT_FOUND",
-      `${skill.name}@${skill.version}: no handler "${skill.handler}" is registered; call executor.registerHandler("${skill.handler}", fn)`,
-    );
-  }
-}
-
-/** A millisecond option: undefined, or a positive number (else CONFIG_INVALID naming it). */
-function positiveMilliseconds(name: string, value: number | undefined): number | undefined {
-  return milliseconds(name, value, false);
-}
-
-/** Like {@link positiveMilliseconds}, with 0 allowed (cancel at once). */
-function positiveOrZeroMilliseconds(name: string, value: number | undefined): number | undefined {
-  return milliseconds(name, value, true);
-}
-
-function milliseconds(name: string, value: number | undefined, allowZero: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (value === 0 && !allowZero)) {
-    throw new SkillboxError(
-      "CONFIG_INVALID",
-      `SkillExecutor: \`${name}\` must be ${allowZero ? "0 or a positive" : "a positive"} number of milliseconds, got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
 }

@@ -1,5 +1,5 @@
 import ipaddr from "ipaddr.js";
-import { classifyAddress } from "./classify-address.js";
+import { classifyAddress, parseIpLiteral } from "./classify-address.js";
 
 /** Why an address was refused, for the error message and `data`. */
 export interface AddressRefusal {
@@ -14,6 +14,13 @@ export interface AddressPolicy {
   isHostExempt(host: string): boolean;
   /** A refusal when `address` (reached through `host`) is not public and not allowed; otherwise `undefined`. */
   check(host: string, address: string): AddressRefusal | undefined;
+  /**
+   * A refusal when `host` is an IP literal (`127.0.0.1`, `[::1]`, as a URL's `hostname` gives it)
+   * that is not public and not allowed; `undefined` for any host name. Literals never reach a
+   * `lookup`, so check them with this before connecting; names are checked by
+   * `createGuardedLookup` on every address they resolve to.
+   */
+  checkLiteral(host: string): AddressRefusal | undefined;
 }
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -62,8 +69,13 @@ export function createAddressPolicy(allowPrivate: readonly string[]): AddressPol
     if (isAddressEntry(normalized)) ranges.push(toRange(normalized));
     else hosts.add(normalized);
   }
-  return {
-    isHostExempt: (host) => hosts.has(normalizeHost(host)),
+  const isHostExempt = (host: string) => hosts.has(normalizeHost(host));
+  const policy: AddressPolicy = {
+    isHostExempt,
+    checkLiteral(host) {
+      if (parseIpLiteral(host) === undefined || isHostExempt(host)) return undefined;
+      return policy.check(host, host);
+    },
     check(host, address) {
       // process() turns ::ffff:a.b.c.d into a.b.c.d, so allowing 127.0.0.1 also allows its mapped form.
       const parsed = ipaddr.process(normalizeHost(address));
@@ -73,4 +85,5 @@ export function createAddressPolicy(allowPrivate: readonly string[]): AddressPol
       return { host: normalizeHost(host), address: parsed.toString(), range: addressClass.range };
     },
   };
+  return policy;
 }

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import type { AddressPolicy, AddressRefusal } from "./address-policy.js";
+import { AddressRefusedError } from "./address-refused-error.js";
 
 /** The callback of a `dns.lookup`-compatible function, as `net.connect` and `http.request` call it. */
 export type GuardedLookupCallback = (
@@ -17,13 +18,14 @@ export type GuardedLookup = (
 
 /**
  * A `lookup` that resolves every address of a host and fails when any of them is one the policy
- * refuses (unless the host itself is exempt), with the error `refuse` makes. Sockets given it
- * connect only to addresses that were checked, so DNS rebinding between a check and the connect
- * cannot slip through. IP literals never reach a `lookup`: check those with `policy.check` first.
+ * refuses (unless the host itself is exempt), with the error `refuse` makes (by default an
+ * {@link AddressRefusedError}). Sockets given it connect only to addresses that were checked, so
+ * DNS rebinding between a check and the connect cannot slip through. IP literals never reach a
+ * `lookup`: check those with `policy.checkLiteral` first.
  */
 export function createGuardedLookup(
   policy: AddressPolicy,
-  refuse: (refusal: AddressRefusal) => Error,
+  refuse: (refusal: AddressRefusal) => Error = (refusal) => new AddressRefusedError(refusal),
 ): GuardedLookup {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {

@@ -16,7 +16,10 @@ export interface WorkerRuntimeOptions {
    * `ctx.call` depth, each started on first use.
    */
   maxThreads?: number;
-  /** Threads each pool keeps alive while idle (default 0: a host that runs no worker skill starts none). */
+  /**
+   * Threads each top-level pool keeps alive while idle (default 0: a host that runs no worker
+   * skill starts none). The pools of nested `ctx.call` executions keep none.
+   */
   minThreads?: number;
   /** Milliseconds an idle thread lingers before it exits (default 30 000). */
   idleTimeoutMs?: number;
@@ -55,6 +58,12 @@ interface Pool {
   tinypool: Tinypool;
   threads: PoolThreads;
 }
+
+/**
+ * The exit code a worker thread ends itself with when an error escapes outside any task, so that
+ * the task whose result never came fails at once (`skill-worker.mjs` uses the same number).
+ */
+const UNSENT_RESULT_EXIT_CODE = 70;
 
 /** Where the worker entry lives: `worker/` beside `src/` and `dist/`, so both resolve it. */
 const WORKER_ENTRY = new URL("../../worker/skill-worker.mjs", import.meta.url);
@@ -166,7 +175,10 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       const tinypool = new Tinypool({
         filename: WORKER_ENTRY.href,
         maxThreads: options.maxThreads ?? availableParallelism(),
-        minThreads: options.minThreads ?? 0,
+        // Pools of nested calls keep none: there may be one per call depth (up to the executor's
+        // maxCallDepth) and per memory limit, and a burst of deep calls must not leave their
+        // threads alive once idle.
+        minThreads: depth === 0 ? (options.minThreads ?? 0) : 0,
         idleTimeout: options.idleTimeoutMs ?? 30_000,
         maxQueue,
         ...(memoryMb === undefined
@@ -303,6 +315,13 @@ function translatePoolError(error: unknown, label: string, memoryMb: number | un
   if (isSkillboxError(error)) return error;
   if (error instanceof PoolThreadEnded) {
     // Exiting is what the code does, not a fault of the moment: a retry would exit again.
+    if (error.exitCode === UNSENT_RESULT_EXIT_CODE) {
+      return new SkillboxError(
+        "WORKER_EXITED",
+        `${label}: its worker thread ended itself with exit code ${error.exitCode} while it ran: an error escaped outside any task, as when the worker could not send the task's result back (the thread's log line on stderr names the error), or the handler called process.exit(${error.exitCode})`,
+        { cause: error, retryable: false, data: { exitCode: error.exitCode } },
+      );
+    }
     return new SkillboxError(
       "WORKER_EXITED",
       `${label}: its worker thread exited with exit code ${error.exitCode} while it ran (process.exit() in a handler ends the thread); return or throw instead`,

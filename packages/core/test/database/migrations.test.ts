@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,7 @@ function legacyDatabase(
   const path = join(directory, "skillbox.db");
   const database = openDatabase({ path });
   database.exec(`
+    DROP TABLE skillbox_keys;
     DROP INDEX runners_open;
     ALTER TABLE skill_executions DROP COLUMN input_hash;
     ALTER TABLE skillbox_runners DROP COLUMN lease_expires_at;
@@ -136,5 +138,63 @@ describe("migrate", () => {
     expect(repeat.id).toBe(id);
     expect(repeat.output).toBe("charged");
     expect(calls).toBe(0);
+  });
+});
+
+describe("migrate to keyed input hashes", () => {
+  it("gives a database one random key and drops the unkeyed hashes written before it", async () => {
+    const directory = createTemporaryDirectory();
+    directories.push(directory);
+    const path = join(directory, "skillbox.db");
+    const id = executionId(4);
+    const database = openDatabase({ path });
+    // The file as schema version 2 left it: no key, an unkeyed sha256 with an idempotent row.
+    database.exec("DROP TABLE skillbox_keys; PRAGMA user_version = 2;");
+    const runner = Number(
+      database
+        .prepare(
+          "INSERT INTO skillbox_runners (runner_id, pid, host, started_at) VALUES ('old', 1, 'old', ?)",
+        )
+        .run(Date.now()).lastInsertRowid,
+    );
+    database
+      .prepare(
+        `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, idempotency_key,
+           input, output, status, attempts, created_at, finished_at, runner, input_hash)
+         VALUES (?, 'skill-1', 'charge', '1.0.0', 'public', 'order-2', '{"amount":10}', '"charged"', 'success',
+           1, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        Date.now() - 1_000,
+        Date.now(),
+        runner,
+        createHash("sha256").update('{"amount":10}').digest("hex"),
+      );
+    database.close();
+
+    const host = createSkillHost({
+      database: path,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    });
+    hosts.push(host);
+    expect(host.database.pragma("user_version", { simple: true })).toBeGreaterThanOrEqual(3);
+    const key = host.database
+      .prepare<[], Buffer>("SELECT key FROM skillbox_keys WHERE name = 'input_hash'")
+      .pluck()
+      .get();
+    expect(key?.length).toBe(32);
+    expect(
+      host.database
+        .prepare<[string], unknown>("SELECT input_hash FROM skill_executions WHERE id = ?")
+        .pluck()
+        .get(id),
+    ).toBeNull();
+    // A row without a hash matches any input, as rows from before hashes do.
+    host.registry.register({ name: "charge", version: "1.0.0", handler: "charge", apiKeyId: "public" });
+    host.executor.registerHandler("charge", () => "charged again");
+    const repeat = await host.executor.execute("charge", { amount: 10 }, { idempotencyKey: "order-2" });
+    expect(repeat.id).toBe(id);
+    expect(repeat.output).toBe("charged");
   });
 });

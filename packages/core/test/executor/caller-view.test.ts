@@ -105,6 +105,24 @@ describe("toCallerError", () => {
       message: "too slow",
     });
   });
+
+  it("calls a value's toJSON once, as JSON.stringify does, even when it returns the value itself", () => {
+    const selfSerialising = {
+      stack: "at /srv/app.js:1",
+      id: 7,
+      toJSON() {
+        return this;
+      },
+    };
+    const error = new SkillboxError("UPSTREAM_ERROR", "failed", {
+      data: { item: selfSerialising, at: new Date(0) },
+    });
+    expect(JSON.parse(JSON.stringify(toCallerError(error)))).toEqual({
+      code: "UPSTREAM_ERROR",
+      message: "failed",
+      data: { item: { id: 7 }, at: "1970-01-01T00:00:00.000Z" },
+    });
+  });
 });
 
 describe("HANDLER_ERROR cause", () => {

@@ -93,6 +93,41 @@ describe("SkillExecutor.close", () => {
     await expect(host.executor.execute("child", {})).rejects.toMatchObject({ code: "BUSY" });
   });
 
+  it("bounds by the grace period a nested call started while draining that its parent did not wait for", async () => {
+    const host = newHost();
+    register(host, { name: "parent" });
+    register(host, { name: "child", timeoutMs: 3_600_000 });
+    const started = deferred();
+    const release = deferred();
+    const childStarted = deferred();
+    let child: Promise<unknown> | undefined;
+    host.executor.registerHandler("parent", async (_input, context) => {
+      started.resolve();
+      await release.promise;
+      // Fire and forget: the parent ends while its child still runs.
+      child = context.call("child", {}).catch((error: unknown) => error);
+      return "parent done";
+    });
+    host.executor.registerHandler("child", () => {
+      childStarted.resolve();
+      return new Promise<never>(() => {});
+    });
+    const running = host.executor.execute("parent", {});
+    await started.promise;
+    const closing = host.executor.close({ graceMs: 200 });
+    release.resolve();
+    expect((await running).status).toBe("success");
+    await childStarted.promise;
+    const closed = await Promise.race([
+      closing.then(() => "closed"),
+      new Promise((resolve) => setTimeout(resolve, 5_000, "still draining")),
+    ]);
+    expect(closed).toBe("closed");
+    expect(await child).toMatchObject({ code: "CANCELLED" });
+    const [childRow] = host.executor.listExecutions({ skill: "child" });
+    expect(childRow).toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
+  }, 10_000);
+
   it("refuses a negative graceMs with CONFIG_INVALID and stays closable", async () => {
     const host = newHost();
     await expect(host.executor.close({ graceMs: -1 })).rejects.toMatchObject({
@@ -160,5 +195,28 @@ describe("SkillExecutor.onClose", () => {
     expect(seen[0]).toBeDefined();
     expect(seen[0]).toBe(seen[1]);
     expect(seen[0]).not.toBe(seen[2]);
+  });
+});
+
+describe("SkillExecutor shutdown signal", () => {
+  it("lets many executions run at once without a MaxListenersExceededWarning", async () => {
+    const host = newHost();
+    register(host, { name: "wait" });
+    const release = deferred();
+    host.executor.registerHandler("wait", () => release.promise.then(() => ({ ok: true })));
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      const running = Array.from({ length: 64 }, () => host.executor.execute("wait", {}));
+      release.resolve();
+      const executions = await Promise.all(running);
+      expect(executions.every((execution) => execution.status === "success")).toBe(true);
+      // Node emits process warnings on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { getEventListeners } from "node:events";
 import {
   createSkillHost,
   defineInterceptor,
@@ -147,6 +149,43 @@ describe("IdempotencyGate", () => {
       expect(calls).toBe(1);
     });
 
+    it("stores a keyed hash of the input, so a guess of a redacted secret cannot be tested against it", async () => {
+      const input = { user: "ada", password: "hunter2" };
+      const storedHash = (host: SkillHost, id: string) =>
+        host.database
+          .prepare<[string], string>("SELECT input_hash FROM skill_executions WHERE id = ?")
+          .pluck()
+          .get(id);
+      const [host, elsewhere] = [newHost(), newHost()];
+      for (const each of [host, elsewhere]) {
+        register(each, { name: "login" });
+        each.executor.registerHandler("login", () => "logged in");
+      }
+      const first = await host.executor.execute("login", input, { idempotencyKey: "login-2" });
+      const other = await elsewhere.executor.execute("login", input, { idempotencyKey: "login-2" });
+      const hash = storedHash(host, first.id);
+      expect(hash).toMatch(/^[0-9a-f]{64}$/);
+      // Whoever reads the file cannot recompute it from a guessed input…
+      const unkeyed = createHash("sha256").update('{"password":"hunter2","user":"ada"}').digest("hex");
+      expect(hash).not.toBe(unkeyed);
+      // …nor compare it with another database's hash of the same input.
+      expect(storedHash(elsewhere, other.id)).not.toBe(hash);
+      // Every process on the file shares the key: a second host still recognises a repeat.
+      const second = createSkillHost({
+        database: host.databasePath,
+        logger: { debug() {}, info() {}, warn() {}, error() {} },
+      });
+      extraHosts.push(second);
+      second.executor.registerHandler("login", () => "logged in again");
+      const repeat = await second.executor.execute("login", { ...input }, { idempotencyKey: "login-2" });
+      expect(repeat.id).toBe(first.id);
+      expect(repeat.output).toBe("logged in");
+      await rejection(
+        second.executor.execute("login", { ...input, password: "hunter3" }, { idempotencyKey: "login-2" }),
+        "IDEMPOTENCY_CONFLICT",
+      );
+    });
+
     it("answers IDEMPOTENCY_CONFLICT for a key another host on the same database used with another input", async () => {
       const host = newHost();
       const other = createSkillHost({
@@ -243,6 +282,49 @@ describe("IdempotencyGate", () => {
       );
       release.resolve();
       expect((await first).status).toBe("success");
+    });
+
+    it("leaves nothing behind on a long-lived signal that many executions share", async () => {
+      const host = newHost();
+      register(host, { name: "charge" });
+      let calls = 0;
+      host.executor.registerHandler("charge", () => {
+        calls++;
+        // Every other attempt fails, so each execution also waits once to retry.
+        if (calls % 2 === 1) throw Object.assign(new Error("flaky"), { code: "ECONNRESET" });
+        return "charged";
+      });
+      // An application's own shutdown signal, passed to every call.
+      const application = new AbortController();
+      for (let order = 0; order < 20; order++) {
+        const first = host.executor.execute(
+          "charge",
+          { order },
+          {
+            idempotencyKey: `order-${order}`,
+            signal: application.signal,
+            retry: { maxAttempts: 2, initialDelayMs: 1, jitter: 0 },
+          },
+        );
+        // A duplicate in flight waits on the first through the signal too.
+        const duplicate = host.executor.execute(
+          "charge",
+          { order },
+          { idempotencyKey: `order-${order}`, signal: application.signal },
+        );
+        const [execution, repeat] = await Promise.all([first, duplicate]);
+        expect(execution.status).toBe("success");
+        expect(repeat.id).toBe(execution.id);
+      }
+      expect(calls).toBe(40);
+      // What Node keeps on a source for each AbortSignal.any() it took part in, for the source's
+      // whole life (one entry per call: unbounded on a signal that lives as long as the app).
+      const dependants = Object.getOwnPropertySymbols(application.signal).find(
+        (symbol) => symbol.description === "kDependantSignals",
+      );
+      const kept = dependants === undefined ? undefined : Reflect.get(application.signal, dependants);
+      expect((kept as Set<unknown> | undefined)?.size ?? 0).toBe(0);
+      expect(getEventListeners(application.signal, "abort")).toHaveLength(0);
     });
   });
 });

@@ -1,4 +1,4 @@
-import { findOverDeepPath, type SkillHost, type SkillHostOptions } from "@skillbox/core";
+import { defineInterceptor, findOverDeepPath, type SkillHost, type SkillHostOptions } from "@skillbox/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 
@@ -76,6 +76,43 @@ describe("SkillExecutor: nesting depth", () => {
     expect(execution.error?.code).toBe("OUTPUT_INVALID");
     expect(execution.error?.message).toContain("100 levels");
     expect(host.executor.getExecution(execution.id)?.output).toBeNull();
+  });
+
+  it("fails an over-deep output with OUTPUT_INVALID before a recursive output schema or after hook walks it", async () => {
+    const host = newHost();
+    const tree = {
+      $ref: "#/definitions/node",
+      definitions: { node: { type: "object", additionalProperties: { $ref: "#/definitions/node" } } },
+    };
+    host.registry.register({
+      name: "deep-tree",
+      version: "1.0.0",
+      handler: "deep-tree",
+      apiKeyId: "public",
+      schema: { output: tree },
+    });
+    host.executor.registerHandler("deep-tree", () => nested(100_000));
+    const walked: string[] = [];
+    host.executor.use(
+      defineInterceptor({
+        name: "walks-output",
+        after: (_context, result) => {
+          // Recursive, as an interceptor copying or redacting an output would be.
+          const depth = (value: unknown): number =>
+            typeof value === "object" && value !== null
+              ? 1 + Math.max(0, ...Object.values(value).map(depth))
+              : 0;
+          walked.push(String(depth(result.output)));
+          return undefined;
+        },
+      }),
+    );
+
+    const execution = await host.executor.execute("deep-tree", {});
+
+    expect(execution.error?.code).toBe("OUTPUT_INVALID");
+    expect(execution.error?.message).toContain("output.a.a");
+    expect(walked).toEqual([]);
   });
 });
 

@@ -66,4 +66,22 @@ describe("createAddressPolicy", () => {
   it("always allows public addresses", () => {
     expect(createAddressPolicy([]).check("example.com", "93.184.215.14")).toBeUndefined();
   });
+
+  it("checks IP literals in the forms a URL's hostname gives them, and leaves host names to the lookup", () => {
+    const policy = createAddressPolicy(["10.0.0.0/8"]);
+    expect(policy.checkLiteral("127.0.0.1")).toEqual({
+      host: "127.0.0.1",
+      address: "127.0.0.1",
+      range: "loopback",
+    });
+    expect(policy.checkLiteral(new URL("http://[::1]/").hostname)).toMatchObject({ range: "loopback" });
+    expect(policy.checkLiteral(new URL("http://[::ffff:7f00:1]/").hostname)).toMatchObject({
+      address: "127.0.0.1",
+      range: "loopback",
+    });
+    expect(policy.checkLiteral(new URL("http://0x7f.1/").hostname)).toMatchObject({ range: "loopback" });
+    expect(policy.checkLiteral("10.1.2.3")).toBeUndefined();
+    expect(policy.checkLiteral("93.184.215.14")).toBeUndefined();
+    expect(policy.checkLiteral("localhost")).toBeUndefined();
+  });
 });

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { SkillLogger } from "@skillbox/core";
+import { createWorkerRuntime } from "@skillbox/core";
 import { describe, expect, it } from "vitest";
 import { linesOf, registerWorker, THREAD_ID, useWorkerFixture, waitFor } from "./worker-fixture.js";
 
@@ -189,6 +190,42 @@ describe("worker runtime under faults", () => {
     });
   });
 
+  describe("results that do not survive the trip back", () => {
+    it("keeps a thrown error whose code, name and retryable are not plain data as the task's own HANDLER_ERROR", async () => {
+      const host = newHost({ maxThreads: 1 });
+      const file = handlerFile(
+        "odd-error.mjs",
+        "export default function oddError() {",
+        '  throw Object.assign(new Error("odd error of mine"), { code: () => 1, retryable: Symbol("no") });',
+        "}",
+      );
+      registerWorker(host, "odd-error", file, { timeoutMs: 10_000 });
+
+      const failed = await host.executor.execute("odd-error", {});
+
+      expect(failed.status).toBe("error");
+      expect(failed.error?.code).toBe("HANDLER_ERROR");
+      expect(failed.error?.message).toContain("odd error of mine");
+    });
+
+    it("sends the output it checked, so a getter read twice cannot fail the send", async () => {
+      const host = newHost({ maxThreads: 1 });
+      const file = handlerFile(
+        "read-once.mjs",
+        "export default function readOnce() {",
+        "  let reads = 0;",
+        "  return { get value() { reads++; if (reads > 1) throw new Error('read twice'); return 'once'; } };",
+        "}",
+      );
+      registerWorker(host, "read-once", file, { timeoutMs: 10_000 });
+
+      const execution = await host.executor.execute("read-once", {});
+
+      expect(execution.error).toBeNull();
+      expect(execution.output).toEqual({ value: "once" });
+    });
+  });
+
   describe("a thread that exits", () => {
     it("fails process.exit() at once with WORKER_EXITED and its exit code, without retrying, and replaces the thread", async () => {
       const logger = recordingLogger();
@@ -221,6 +258,27 @@ describe("worker runtime under faults", () => {
       const after = await host.executor.execute("which-thread", {});
       expect(after.status).toBe("success");
       expect(after.output).not.toBe(before.output);
+    });
+  });
+
+  describe("the thread ending itself", () => {
+    it("says what exit code 70 means: the worker ending its thread for an error outside any task, or the handler", async () => {
+      const host = newHost({ maxThreads: 1 });
+      registerWorker(
+        host,
+        "exits-70",
+        handlerFile("exits-70.mjs", "export default () => process.exit(70);"),
+        {
+          timeoutMs: 10_000,
+        },
+      );
+
+      const exited = await host.executor.execute("exits-70", {});
+
+      expect(exited.error?.code).toBe("WORKER_EXITED");
+      expect(exited.error?.message).toContain("exit code 70");
+      expect(exited.error?.message).toContain("could not send the task's result back");
+      expect(exited.error?.message).toContain("process.exit(70)");
     });
   });
 
@@ -262,6 +320,27 @@ describe("worker runtime under faults", () => {
         expect(host.executor.countExecutions({ skill: "child", status: "success" })).toBe(maxThreads + 1);
       });
     }
+
+    it("keeps minThreads alive in the top pool only: the threads of nested calls' pools exit when idle", async () => {
+      const runtime = createWorkerRuntime({ maxThreads: 1, minThreads: 1, idleTimeoutMs: 50 });
+      const host = newHost({}, { runtimes: [runtime], maxCallDepth: 3 });
+      const file = handlerFile(
+        "descend.mjs",
+        "export default async function descend(input, ctx) {",
+        "  if (input.level === 3) return { level: input.level };",
+        '  return await ctx.call("descend", { level: input.level + 1 });',
+        "}",
+      );
+      registerWorker(host, "descend", file, { requires: { descend: "*" }, timeoutMs: 20_000 });
+
+      const execution = await host.executor.execute("descend", { level: 0 });
+
+      expect(execution.error).toBeNull();
+      expect(execution.output).toEqual({ level: 3 });
+      expect(host.executor.countExecutions({ skill: "descend", status: "success" })).toBe(4);
+      await waitFor(() => runtime.threadCount() === 1, "the nested pools' idle threads to exit");
+      expect(runtime.threadCount()).toBe(1);
+    });
 
     it("fails a worker skill that calls itself with CALL_DEPTH_EXCEEDED, not TIMEOUT", async () => {
       const host = newHost({ maxThreads: 1 }, { maxCallDepth: 3 });

@@ -21,10 +21,10 @@ function readLoosely(file: string): Record<string, unknown> | undefined {
   }
 }
 
+/** A name glob or a list of them, as the manifest schema takes them (non-empty strings). */
 function isPatternList(value: unknown): boolean {
-  return (
-    typeof value === "string" || (Array.isArray(value) && value.every((item) => typeof item === "string"))
-  );
+  const isPattern = (item: unknown) => typeof item === "string" && item !== "";
+  return isPattern(value) || (Array.isArray(value) && value.every(isPattern));
 }
 
 /** The declared `match` when it has the manifest's shape; anything else is no scope at all. */

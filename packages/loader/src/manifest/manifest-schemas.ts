@@ -48,6 +48,9 @@ export const skillManifestSchema = z
   .object({ name: skillName, version: semverVersion, kind: z.literal("skill").optional(), ...skillFields })
   .strict();
 
+/** A glob over skill names in an interceptor's `match`. */
+const namePattern = z.string().min(1, "must be a non-empty glob over skill names");
+
 /** The fields an interceptor manifest may carry besides identity. */
 const interceptorFields = {
   description: z.string().optional(),
@@ -55,7 +58,8 @@ const interceptorFields = {
   order: z.number().finite().optional(),
   match: z
     .object({
-      names: z.union([z.string(), z.array(z.string())]).optional(),
+      // An empty pattern matches nothing and makes the name matcher throw: refused here.
+      names: z.union([namePattern, z.array(namePattern)]).optional(),
       tags: z.array(z.string()).optional(),
     })
     .strict()

@@ -12,6 +12,8 @@ export interface SkippedPackagePath {
   reason: "loop" | "limit";
   /** The link (for `loop`), or the folder whose content was cut (for `limit`). */
   path: string;
+  /** Which bound was reached (for `limit`): {@link MAX_PACKAGE_FILES} or `MAX_PACKAGE_DEPTH`. */
+  limit?: "files" | "depth";
   /** The link's real target (for `loop`). */
   target?: string;
 }
@@ -40,7 +42,7 @@ function readEntries(directory: string): Dirent[] {
  */
 function walk(directory: string, ancestors: string[], listing: PackageFileListing): void {
   if (ancestors.length > MAX_PACKAGE_DEPTH) {
-    listing.skipped.push({ reason: "limit", path: directory });
+    listing.skipped.push({ reason: "limit", limit: "depth", path: directory });
     return;
   }
   const real = ancestors[ancestors.length - 1]!;
@@ -48,7 +50,7 @@ function walk(directory: string, ancestors: string[], listing: PackageFileListin
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     if (listing.files.length >= MAX_PACKAGE_FILES) {
       // Named once, at the folder where the walk stopped.
-      if (!full.has(listing)) listing.skipped.push({ reason: "limit", path: directory });
+      if (!full.has(listing)) listing.skipped.push({ reason: "limit", limit: "files", path: directory });
       full.add(listing);
       return;
     }

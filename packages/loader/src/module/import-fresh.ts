@@ -1,9 +1,9 @@
 import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { createJiti as CreateJiti, JitiOptions } from "jiti";
 import { listPackageFiles } from "./hash-package-files.js";
+import { type JitiHooks, jitiInternals } from "./jiti-internals.js";
 
 /** Options of {@link importFresh}. */
 export interface ImportFreshOptions {
@@ -16,35 +16,14 @@ export interface ImportFreshOptions {
   root?: string;
 }
 
-type JitiHooks = {
-  onError(error: unknown): never;
-  nativeImport(id: string | URL): Promise<unknown>;
-  createRequire: typeof createRequire;
-};
-type CreateJitiWithHooks = (
-  id: string,
-  options: JitiOptions,
-  hooks: JitiHooks,
-) => ReturnType<typeof CreateJiti>;
-
 // jiti imports `.mjs`, `.cjs` and the `.js` of `"type": "module"` packages with Node's own
 // `import()`/`require()` whatever `tryNative` says, and Node caches those modules for the life
 // of the process: an edit to them never ran, and every version would stay in memory. jiti's
 // public entry gives no way out, so this builds the instance the way that entry does
-// (`jiti/lib/jiti.mjs`), with native loading refused for the package's own files: jiti then
-// falls back to transpiling them, into objects the garbage collector reclaims once the
-// previous version is no longer referenced. The import-fresh tests fail if a jiti upgrade
-// changes this.
-const requireFromHere = createRequire(import.meta.url);
-const jitiFolder = dirname(requireFromHere.resolve("jiti/package.json"));
-const createJitiWithHooks = requireFromHere(join(jitiFolder, "dist", "jiti.cjs")) as CreateJitiWithHooks;
-let transform: JitiOptions["transform"] | undefined;
-const lazyTransform: NonNullable<JitiOptions["transform"]> = (options) => {
-  transform ??= requireFromHere(join(jitiFolder, "dist", "babel.cjs")) as NonNullable<
-    JitiOptions["transform"]
-  >;
-  return transform(options);
-};
+// (`jiti/lib/jiti.mjs`, see `jitiInternals`), with native loading refused for the package's own
+// files: jiti then falls back to transpiling them, into objects the garbage collector reclaims
+// once the previous version is no longer referenced. The import-fresh tests fail if a jiti
+// upgrade changes this.
 
 /** Files jiti can evaluate itself (anything else, a `.node` addon say, loads natively). */
 const TRANSPILABLE = /\.(?:[cm]?[jt]sx?|json)$/;
@@ -112,9 +91,10 @@ export async function importFresh(path: string, options: ImportFreshOptions = {}
   };
   // No transform cache on disk either: every reload's source is new (the cache would only grow,
   // one file per version, in the temp folder) and writing it costs more than it saves here.
+  const { createJitiWithHooks, transform } = jitiInternals();
   const jiti = createJitiWithHooks(
     path,
-    { moduleCache: false, fsCache: false, tryNative: false, interopDefault: true, transform: lazyTransform },
+    { moduleCache: false, fsCache: false, tryNative: false, interopDefault: true, transform },
     hooks,
   );
   const namespace = (await jiti.import(path)) as Record<string, unknown> | undefined;

@@ -104,6 +104,6 @@ describe("hashPackageFiles", () => {
     for (let index = 0; index < MAX_PACKAGE_FILES + 50; index++) tree.write(`pkg/data/${index}.txt`, "x");
     const listing = walkPackageFiles(tree.path("pkg"));
     expect(listing.files).toHaveLength(MAX_PACKAGE_FILES);
-    expect(listing.skipped).toEqual([{ reason: "limit", path: tree.path("pkg/data") }]);
+    expect(listing.skipped).toEqual([{ reason: "limit", limit: "files", path: tree.path("pkg/data") }]);
   });
 });

@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { isSkillboxError, type SkillboxError } from "@skillbox/core";
 import { importFresh } from "@skillbox/loader";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
+import { jitiInternals } from "../../src/module/jiti-internals.js";
 
 let tree: TemporaryTree;
 
@@ -157,5 +161,41 @@ describe("importFresh", () => {
   it("rejects a module that throws while it is evaluated", async () => {
     const path = tree.write("pkg/index.ts", 'throw new Error("boom at import");\nexport default () => 1;\n');
     await expect(importFresh(path)).rejects.toThrow(/boom at import/);
+  });
+});
+
+describe("jitiInternals", () => {
+  it("fails with HANDLER_INVALID naming the jiti version installed and the one needed when jiti's internal files are missing", () => {
+    const folder = tree.path("node_modules/jiti");
+    tree.write("node_modules/jiti/package.json", JSON.stringify({ name: "jiti", version: "9.0.0" }));
+    const { dependencies } = JSON.parse(
+      readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+    ) as { dependencies: { jiti: string } };
+
+    let thrown: unknown;
+    try {
+      jitiInternals(folder);
+    } catch (error) {
+      thrown = error;
+    }
+
+    expect(isSkillboxError(thrown)).toBe(true);
+    const error = thrown as SkillboxError;
+    expect(error.code).toBe("HANDLER_INVALID");
+    expect(error.message).toContain(join("dist", "jiti.cjs"));
+    expect(error.message).toContain("jiti 9.0.0 there");
+    expect(error.message).toContain(`it needs jiti ${dependencies.jiti}`);
+  });
+
+  it("loads jiti's Babel transform only when a file needs transpiling, with the same clear error", () => {
+    tree.write("node_modules/jiti/package.json", JSON.stringify({ name: "jiti", version: "9.0.0" }));
+    tree.write("node_modules/jiti/dist/jiti.cjs", "module.exports = () => ({});\n");
+
+    const internals = jitiInternals(tree.path("node_modules/jiti"));
+
+    expect(typeof internals.createJitiWithHooks).toBe("function");
+    expect(() => internals.transform({ source: "", filename: "x.ts" } as never)).toThrow(
+      /cannot load jiti's internal dist.babel\.cjs .*it needs jiti/,
+    );
   });
 });

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SkillboxError } from "@skillbox/core";
 import { execa } from "execa";
 import {
   currentSandboxOwner,
@@ -11,7 +12,7 @@ import {
   SANDBOX_OWNER_LABEL,
 } from "../sandbox-owner.js";
 import type { SandboxProvider, SandboxProviderName, SandboxSpec, SpawnPlan } from "../sandbox-types.js";
-import { createHostDeathWatchdog } from "./host-death-watchdog.js";
+import { sharedHostDeathWatchdog } from "./host-death-watchdog.js";
 
 /** Options of {@link createContainerCliProvider}. */
 export interface ContainerCliProviderOptions {
@@ -38,6 +39,15 @@ export interface ContainerCliProviderOptions {
 
 /** Variables the CLI needs from the host to find its engine; nothing else of the host reaches it. */
 const CLIENT_VARIABLE = /^(PATH|HOME|TMPDIR|USER|LANG|(XDG|DOCKER|CONTAINER|CONTAINERS|PODMAN)_.*)$/;
+
+/**
+ * Variables that change how the CLI, the dynamic loader, the Go runtime of podman and docker or
+ * the `/bin/sh` wrapper behave. A multi-line value travels through the CLI's own environment
+ * (env files cannot hold line breaks), so one under these names would act on the CLI itself: a
+ * planted `LD_PRELOAD`, another `PATH` or `DOCKER_HOST`. Those are refused instead.
+ */
+const CLI_BEHAVIOUR_VARIABLE =
+  /^(LD_.*|DYLD_.*|GODEBUG|GOGC|GOMAXPROCS|GOMEMLIMIT|GOTRACEBACK|(HTTP|HTTPS|FTP|ALL|NO)_PROXY|SSL_CERT_(FILE|DIR)|LC_.*|LANGUAGE|TZ|IFS|ENV|BASH_ENV|PS4|SHELLOPTS)$/i;
 
 /**
  * Node gives a child's extra descriptors as a socket, which `open("/dev/fd/3")` refuses (ENXIO):
@@ -102,7 +112,8 @@ export function dockerCompatibleRunArgs(spec: SandboxSpec, workDir: string): str
  * (`--env-file /dev/fd/3`) and never touches the disk, so a host killed mid-run leaves nothing
  * behind; with `via: "file"` it is a private (0600) temporary file deleted when the sandbox
  * ends. A value with a line break, which env files cannot hold, is passed by name through the
- * CLI's environment instead.
+ * CLI's environment instead, unless the CLI would act on it (`PATH`, `LD_PRELOAD`, `DOCKER_HOST`,
+ * …): that is refused with `SANDBOX_CONFIG_INVALID` naming the variable.
  */
 export function containerEnvironment(
   spec: SandboxSpec,
@@ -120,6 +131,13 @@ export function containerEnvironment(
   const lines: string[] = [];
   for (const [name, value] of Object.entries(variables)) {
     if (/[\r\n]/.test(value)) {
+      if (CLIENT_VARIABLE.test(name) || CLI_BEHAVIOUR_VARIABLE.test(name)) {
+        throw new SkillboxError(
+          "SANDBOX_CONFIG_INVALID",
+          `sandbox env: \`${name}\` has a line break, which an env file cannot hold, and passing it through the container CLI's own environment would change how the CLI runs; remove the line breaks (encode the value, e.g. as base64) or use another variable name`,
+          { data: { variable: name } },
+        );
+      }
       env[name] = value;
       args.push("--env", name);
     } else {
@@ -164,9 +182,9 @@ export function createContainerCliProvider(options: ContainerCliProviderOptions)
   // Windows has neither `/bin/sh` for the pipe nor `/dev/fd` for the CLI to open.
   const via = options.environmentVia ?? (process.platform === "win32" ? "file" : "descriptor");
   const removeCommand = [options.binary, ...globalArgs, ...removeArgs];
-  let watchdog: ReturnType<typeof createHostDeathWatchdog> | null = null;
+  let watchdog: ReturnType<typeof sharedHostDeathWatchdog> | null = null;
   const watchdogOf = () => {
-    watchdog ??= createHostDeathWatchdog({ removeCommand, env: clientEnv() });
+    watchdog ??= sharedHostDeathWatchdog({ removeCommand, env: clientEnv() });
     return watchdog;
   };
   const run = (args: string[]) =>

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { SkillboxError } from "@skillbox/core";
 
 /**
  * Removes the sandboxes it was told about once its standard input closes, that is once the
@@ -23,6 +24,13 @@ const WATCHDOG_SCRIPT = [
   '[ "$live" = \' \' ] || exec "$@" $live',
 ].join("\n");
 
+/**
+ * What a sandbox id may be (the runner makes `skillbox-<uuid>`): a container name's characters,
+ * not starting with `-`. The watchdog splits its list of ids on white space and hands it to `rm`,
+ * so a space, a line break or a leading `-` (`--all`) would name other containers.
+ */
+const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
 /** How long a watchdog with nothing to watch stays, so back-to-back runs share one. */
 const IDLE_EXIT_MS = 5_000;
 
@@ -36,7 +44,7 @@ export interface HostDeathWatchdogOptions {
 
 /** Tells a watchdog process which sandboxes to remove should this process die. */
 export interface HostDeathWatchdog {
-  /** Protects a sandbox about to start. */
+  /** Protects a sandbox about to start; throws `SANDBOX_CONFIG_INVALID` for an id that is not a container name. */
   watch(id: string): void;
   /** Forgets a sandbox that ended and was removed. */
   release(id: string): void;
@@ -50,7 +58,7 @@ export interface HostDeathWatchdog {
  * holding the other end of a pipe does the removal. Started on the first sandbox, gone a few
  * seconds after the last one ended. `undefined` where there is no POSIX shell (Windows).
  */
-export function createHostDeathWatchdog(options: HostDeathWatchdogOptions): HostDeathWatchdog | undefined {
+function createHostDeathWatchdog(options: HostDeathWatchdogOptions): HostDeathWatchdog | undefined {
   if (process.platform === "win32") return undefined;
   const live = new Set<string>();
   let child: ChildProcess | undefined;
@@ -85,6 +93,13 @@ export function createHostDeathWatchdog(options: HostDeathWatchdogOptions): Host
 
   return {
     watch(id) {
+      if (!SANDBOX_ID.test(id)) {
+        throw new SkillboxError(
+          "SANDBOX_CONFIG_INVALID",
+          `sandbox id ${JSON.stringify(id)} is not a container name: use letters, digits, "_", "." and "-", starting with a letter or digit (the runner's ids are skillbox-<uuid>)`,
+          { data: { id } },
+        );
+      }
       clearTimeout(idleTimer);
       live.add(id);
       if (child === undefined) start();
@@ -107,4 +122,17 @@ export function createHostDeathWatchdog(options: HostDeathWatchdogOptions): Host
       return child?.pid;
     },
   };
+}
+
+const shared = new Map<string, HostDeathWatchdog | undefined>();
+
+/**
+ * The host's one watchdog for an engine (a remove command and its environment): every provider of
+ * that engine in this process shares it, so a host runs one watchdog per engine, not one per
+ * provider or runner.
+ */
+export function sharedHostDeathWatchdog(options: HostDeathWatchdogOptions): HostDeathWatchdog | undefined {
+  const key = JSON.stringify([options.removeCommand, Object.entries(options.env).sort()]);
+  if (!shared.has(key)) shared.set(key, createHostDeathWatchdog(options));
+  return shared.get(key);
 }

@@ -23,8 +23,8 @@ export interface McpHttpHandlerOptions extends Omit<McpServerOptions, "owner"> {
    */
   maxSessionsPerOwner?: number;
   /**
-   * Sessions in all (default 10 000). A new one past it ends the least recently used idle session
-   * of any owner; when all are in use it is refused with 503.
+   * Sessions in all (default 10 000). A new one past it ends its own owner's least recently used
+   * idle session — never another owner's — and is refused with 503 when that owner has none idle.
    */
   maxSessions?: number;
   /** A session with no request open (an open event stream counts) for this long ends (default 15 min). */
@@ -81,9 +81,11 @@ function jsonRpcErrorResponse(
  *   DELETE ends the session. GET or DELETE without a session id get 400, other methods 405.
  * - Sessions are bounded: `maxSessionsPerOwner` (default 100) per owner and `maxSessions`
  *   (default 10 000) in all. A session is idle while none of its requests is open (its event
- *   stream counts as open); an `initialize` past a cap ends the least recently used idle session
- *   under it (the owner's own for the owner cap), and is refused when there is none — 429 for the
- *   owner cap, 503 for the total — with a message naming the limit.
+ *   stream counts as open); a valid `initialize` past a cap ends its owner's least recently used
+ *   idle session (never another owner's: one owner cannot push the others out), and is refused
+ *   when that owner has none idle — 429 for the owner cap, 503 for the total — with a message
+ *   naming the limit. Room is made only once the SDK has accepted the request as an
+ *   `initialize`, so a malformed one never ends a session.
  * - A session idle for `sessionIdleTimeoutMs` (default 15 min) ends: its transport and server
  *   close, and a request naming it gets 404 `Session not found`, as the spec has it.
  */
@@ -109,30 +111,36 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     return minutes >= 1 ? `${Math.round(minutes)} min` : `${limits.sessionIdleTimeoutMs} ms`;
   };
 
+  const refusal = (full: "owner" | "total", owner: string): Response =>
+    full === "owner"
+      ? jsonRpcErrorResponse(
+          429,
+          -32000,
+          `Too many MCP sessions for owner "${owner}" (limit ${limits.maxSessionsPerOwner}, all in use): idle sessions end after ${idleMinutes()}, and DELETE with the Mcp-Session-Id header ends one now`,
+        )
+      : jsonRpcErrorResponse(
+          503,
+          -32000,
+          `Too many MCP sessions on this server (limit ${limits.maxSessions}, none of this owner's idle): idle sessions end after ${idleMinutes()}; try again later`,
+        );
+
   const startSession = async (request: Request, owner: string): Promise<Response> => {
     const room = sessions.reserve(owner);
-    if ("full" in room) {
-      return room.full === "owner"
-        ? jsonRpcErrorResponse(
-            429,
-            -32000,
-            `Too many MCP sessions for owner "${owner}" (limit ${limits.maxSessionsPerOwner}, all in use): idle sessions end after ${idleMinutes()}, and DELETE with the Mcp-Session-Id header ends one now`,
-          )
-        : jsonRpcErrorResponse(
-            503,
-            -32000,
-            `Too many MCP sessions on this server (limit ${limits.maxSessions}, all in use): idle sessions end after ${idleMinutes()}; try again later`,
-          );
-    }
+    if ("full" in room) return refusal(room.full, owner);
     const handle = createCatalogServer({ ...serverOptions, owner }, catalog);
     servers.add(handle);
     let session: PooledSession<McpHttpSession> | undefined;
+    let refused: "owner" | "total" | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // The SDK calls this only once the request proved a valid initialize: only then may room be
+      // made by ending an idle session, so a malformed request never ends anyone's session.
       onsessioninitialized: (sessionId) => {
         // close() ran while this initialize was in flight: keep nothing.
         if (closed) return;
-        session = sessions.add(sessionId, owner, { transport, handle });
+        const committed = room.commit(sessionId, { transport, handle });
+        if ("full" in committed) refused = committed.full;
+        else session = committed;
       },
     });
     // Runs on DELETE (the transport closes itself after answering), on expiry, eviction and close().
@@ -153,9 +161,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     }
     room.release();
     // Not an initialize request (or not a valid one): the SDK refused it and no session exists.
+    // Or a concurrent initialize of the same owner took the room this one counted on.
     if (session === undefined) {
+      if (refused !== undefined) await response.body?.cancel();
       await handle.close();
-      return response;
+      return refused === undefined ? response : refusal(refused, owner);
     }
     const started = session;
     return onResponseEnd(response, () => sessions.finish(started));
