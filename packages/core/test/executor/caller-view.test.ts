@@ -1,41 +1,19 @@
 import { pathToFileURL } from "node:url";
-import {
-  SkillboxError,
-  type SkillHost,
-  type SkillRegistration,
-  toCallerError,
-  toCallerExecution,
-} from "@skillbox/core";
+import { SkillboxError, toCallerError, toCallerExecution } from "@skillbox/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
+import { registerSkill as register, useTemporaryHosts } from "./executor-test-bed.js";
 
 let tree: TemporaryTree;
-const hosts: TemporaryHost[] = [];
+const newHost = useTemporaryHosts({ worker: { maxThreads: 1 } });
 
 beforeEach(() => {
   tree = createTemporaryTree("skillbox-caller-view-");
 });
 
 afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
   tree.cleanup();
 });
-
-function newHost(): TemporaryHost {
-  const host = createTemporaryHost({ worker: { maxThreads: 1 } });
-  hosts.push(host);
-  return host;
-}
-
-function register(host: SkillHost, registration: Partial<SkillRegistration> & { name: string }) {
-  return host.registry.register({
-    version: "1.0.0",
-    handler: registration.name,
-    apiKeyId: "public",
-    ...registration,
-  });
-}
 
 /** Every key of a JSON value, at any depth. */
 function keysOf(value: unknown): string[] {

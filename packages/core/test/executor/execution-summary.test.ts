@@ -1,17 +1,13 @@
 import { DEFAULT_PREVIEW_LENGTH, type SkillboxError } from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { describe, expect, it } from "vitest";
+import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { useTemporaryHosts } from "./executor-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-});
+const newTemporaryHost = useTemporaryHosts();
 
 /** A host with `echo` (returns its input) and `fail` (throws a message of `input.length` characters). */
 function newHost(): TemporaryHost {
-  const host = createTemporaryHost();
-  hosts.push(host);
+  const host = newTemporaryHost();
   host.executor.registerHandler("echo", (input: unknown) => input);
   host.executor.registerHandler("fail", (input: { length: number }) => {
     throw new Error("e".repeat(input.length));

@@ -1,35 +1,9 @@
-import { createSkillHost, type SkillHost, type SkillRegistration } from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { createSkillHost } from "@skillbox/core";
+import { describe, expect, it } from "vitest";
+import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { deferred, registerSkill as register, useTemporaryHosts } from "./executor-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-});
-
-function newHost(): TemporaryHost {
-  const host = createTemporaryHost();
-  hosts.push(host);
-  return host;
-}
-
-function register(host: SkillHost, registration: Partial<SkillRegistration> & { name: string }) {
-  return host.registry.register({
-    version: "1.0.0",
-    handler: registration.name,
-    apiKeyId: "public",
-    ...registration,
-  });
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => {};
-  const promise = new Promise<void>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
-}
+const newHost = useTemporaryHosts();
 
 /** Reads the committed row through a second host on the same file, as the next start would. */
 function storedRow(host: TemporaryHost, id: string) {

@@ -1,56 +1,10 @@
 import { createHash } from "node:crypto";
 import { getEventListeners } from "node:events";
-import {
-  createSkillHost,
-  defineInterceptor,
-  isSkillboxError,
-  type SkillboxError,
-  type SkillHost,
-  type SkillRegistration,
-} from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { createSkillHost, defineInterceptor, type SkillHost } from "@skillbox/core";
+import { describe, expect, it } from "vitest";
+import { deferred, registerSkill as register, rejection, useTemporaryHosts } from "./executor-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-const extraHosts: SkillHost[] = [];
-
-afterEach(async () => {
-  for (const extra of extraHosts.splice(0)) await extra.close();
-  for (const host of hosts.splice(0)) await host.dispose();
-});
-
-function newHost(): TemporaryHost {
-  const host = createTemporaryHost();
-  hosts.push(host);
-  return host;
-}
-
-function register(host: SkillHost, registration: Partial<SkillRegistration> & { name: string }) {
-  return host.registry.register({
-    version: "1.0.0",
-    handler: registration.name,
-    apiKeyId: "public",
-    ...registration,
-  });
-}
-
-function deferred(): { promise: Promise<void>; resolve(): void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
-}
-
-async function rejection(promise: Promise<unknown>, code: string): Promise<SkillboxError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(isSkillboxError(error), `expected a SkillboxError ${code}, got ${String(error)}`).toBe(true);
-  expect((error as SkillboxError).code).toBe(code);
-  return error as SkillboxError;
-}
+const newHost = useTemporaryHosts();
 
 describe("IdempotencyGate", () => {
   describe("input of a repeat", () => {
@@ -175,7 +129,7 @@ describe("IdempotencyGate", () => {
         database: host.databasePath,
         logger: { debug() {}, info() {}, warn() {}, error() {} },
       });
-      extraHosts.push(second);
+      newHost.track(second);
       second.executor.registerHandler("login", () => "logged in again");
       const repeat = await second.executor.execute("login", { ...input }, { idempotencyKey: "login-2" });
       expect(repeat.id).toBe(first.id);
@@ -192,7 +146,7 @@ describe("IdempotencyGate", () => {
         database: host.databasePath,
         logger: { debug() {}, info() {}, warn() {}, error() {} },
       });
-      extraHosts.push(other);
+      newHost.track(other);
       register(host, { name: "charge" });
       host.executor.registerHandler("charge", () => "charged");
       other.executor.registerHandler("charge", () => "charged again");

@@ -1,18 +1,8 @@
-import { defineInterceptor, findOverDeepPath, type SkillHost, type SkillHostOptions } from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { defineInterceptor, findOverDeepPath, type SkillHost } from "@skillbox/core";
+import { describe, expect, it } from "vitest";
+import { useTemporaryHosts } from "./executor-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-});
-
-function newHost(options: Omit<SkillHostOptions, "database"> = {}): TemporaryHost {
-  const host = createTemporaryHost(options);
-  hosts.push(host);
-  return host;
-}
+const newHost = useTemporaryHosts();
 
 /** `{"a":{"a":…1…}}` with `levels` objects, parsed from text as a body would be. */
 function nested(levels: number): unknown {

@@ -3,72 +3,17 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   createSkillHost,
   DEFAULT_RETRY_POLICY,
-  isSkillboxError,
   retryDelay,
   SkillboxError,
   type SkillContext,
   type SkillExecution,
-  type SkillHost,
-  type SkillHostOptions,
   type SkillLogger,
-  type SkillRegistration,
 } from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { describe, expect, it } from "vitest";
+import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { deferred, registerSkill as register, rejection, useTemporaryHosts } from "./executor-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-const extraHosts: SkillHost[] = [];
-
-afterEach(async () => {
-  for (const extra of extraHosts.splice(0)) await extra.close();
-  for (const host of hosts.splice(0)) await host.dispose();
-});
-
-function newHost(options: Omit<SkillHostOptions, "database"> = {}): TemporaryHost {
-  const host = createTemporaryHost(options);
-  hosts.push(host);
-  return host;
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** Registers a skill whose handler name equals its name; returns the stored skill. */
-function register(host: SkillHost, registration: Partial<SkillRegistration> & { name: string }) {
-  return host.registry.register({
-    version: "1.0.0",
-    handler: registration.name,
-    apiKeyId: "public",
-    ...registration,
-  });
-}
-
-/** Expects `promise` to reject with a SkillboxError of `code` and returns it. */
-async function rejection(promise: Promise<unknown>, code: string): Promise<SkillboxError> {
-  const error = await promise.then(
-    () => {
-      throw new Error(`expected a rejection with ${code}`);
-    },
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(SkillboxError);
-  expect(isSkillboxError(error)).toBe(true);
-  expect((error as SkillboxError).code).toBe(code);
-  return error as SkillboxError;
-}
+const newHost = useTemporaryHosts();
 
 /** Waits (without sleeping a fixed time) until the wall clock is past `instant`. */
 async function clockPast(instant: number): Promise<void> {
@@ -1025,7 +970,7 @@ describe("SkillExecutor", () => {
         database: host.databasePath,
         logger: { debug() {}, info() {}, warn() {}, error() {} },
       });
-      extraHosts.push(other);
+      newHost.track(other);
       register(host, { name: "charge" });
       const started = deferred();
       const release = deferred();

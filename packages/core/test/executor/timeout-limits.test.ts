@@ -1,27 +1,8 @@
-import { type SkillboxError, SkillExecutor, type SkillHost, type SkillRegistration } from "@skillbox/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { type SkillboxError, SkillExecutor } from "@skillbox/core";
+import { describe, expect, it } from "vitest";
+import { registerSkill as register, useTemporaryHosts } from "./executor-test-bed.js";
 
-const hosts: TemporaryHost[] = [];
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.dispose();
-});
-
-function newHost(options: Parameters<typeof createTemporaryHost>[0] = {}): TemporaryHost {
-  const host = createTemporaryHost(options);
-  hosts.push(host);
-  return host;
-}
-
-function register(host: SkillHost, registration: Partial<SkillRegistration> & { name: string }) {
-  return host.registry.register({
-    version: "1.0.0",
-    handler: registration.name,
-    apiKeyId: "public",
-    ...registration,
-  });
-}
+const newHost = useTemporaryHosts();
 
 /** A handler that ignores nothing: it settles only when its signal aborts, and reports why. */
 function waitForAbort(seen: SkillboxError[]) {
