@@ -1,5 +1,6 @@
 export {
   defineConfig,
+  type SkillboxA2aTasksConfig,
   type SkillboxConfig,
   type SkillboxSandboxConfig,
   type SkillboxServerConfig,

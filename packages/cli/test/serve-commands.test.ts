@@ -191,6 +191,61 @@ describe("skillbox serve: MCP session bounds", { timeout: 60_000 }, () => {
     expect((await fromEnvironment.stop("SIGTERM")).code).toBe(0);
   });
 
+  /** Runs echo over A2A (JSON-RPC v0.3) with a `bytes`-long message, and reads its task back. */
+  async function echoTaskOverA2a(url: string, bytes: number) {
+    const rpc = async (method: string, params: unknown) => {
+      const response = await fetch(`${url}/a2a`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads fields of a JSON-RPC result.
+      return ((await response.json()) as { result: Record<string, any> }).result;
+    };
+    const sent = await rpc("message/send", {
+      message: {
+        kind: "message",
+        role: "user",
+        messageId: "m1",
+        parts: [{ kind: "data", data: { msg: "e".repeat(bytes) } }],
+        metadata: { skill: "echo" },
+      },
+    });
+    return rpc("tasks/get", { id: sent.id });
+  }
+
+  it("takes server.a2a limits from the config file, SKILLBOX_A2A_… variables over them", async () => {
+    project.tree.write(
+      "skillbox.config.mjs",
+      "export default { server: { a2a: { maxBytesPerTask: 4096 } } };\n",
+    );
+    const fromFile = project.start(["serve", "--port", "0"]);
+    const [, fileUrl] = await fromFile.waitForOutput(LISTENING);
+    const cut = await echoTaskOverA2a(fileUrl!, 3000);
+    expect(cut.status.state).toBe("completed");
+    expect(cut.artifacts[0].parts[0]).toMatchObject({
+      kind: "text",
+      metadata: { omitted: { holds: "output", executionId: cut.metadata.executionId } },
+    });
+    expect((await fromFile.stop("SIGTERM")).code).toBe(0);
+
+    const fromEnvironment = project.start(["serve", "--port", "0"], {
+      env: { SKILLBOX_A2A_MAX_BYTES_PER_TASK: "65536" },
+    });
+    const [, url] = await fromEnvironment.waitForOutput(LISTENING);
+    const whole = await echoTaskOverA2a(url!, 3000);
+    expect(whole.artifacts[0].parts[0]).toMatchObject({ kind: "data", data: { echoed: "e".repeat(3000) } });
+    expect((await fromEnvironment.stop("SIGTERM")).code).toBe(0);
+
+    const refused = await project.run(["serve", "--port", "0"], {
+      env: { SKILLBOX_A2A_MAX_TASK_BYTES: "lots" },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /CONFIG_INVALID.*SKILLBOX_A2A_MAX_TASK_BYTES must be a number of bytes, got "lots"/,
+    );
+  });
+
   it("refuses malformed limits naming the variable or the field", async () => {
     const variable = await project.run(["serve", "--port", "0"], {
       env: { SKILLBOX_MCP_MAX_SESSIONS: "many" },

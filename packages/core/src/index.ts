@@ -14,6 +14,7 @@ export {
   type SkillCodeFields,
   type SkillDefinitionOptions,
 } from "./define-skill.js";
+export { HOST_PATH_PLACEHOLDER, scrubHostPaths } from "./errors/scrub-host-paths.js";
 export {
   deny,
   isSkillboxError,
@@ -21,7 +22,12 @@ export {
   type SkillboxErrorCode,
   type SkillboxErrorOptions,
 } from "./errors/skillbox-error.js";
-export { type CallerError, HOST_ONLY_ERROR_KEYS, toCallerError } from "./errors/to-caller-error.js";
+export {
+  type CallerError,
+  type CallerErrorOptions,
+  HOST_ONLY_ERROR_KEYS,
+  toCallerError,
+} from "./errors/to-caller-error.js";
 export type { CauseDescription } from "./executor/execution-outcome.js";
 export type { ExecutionFilters } from "./executor/execution-store.js";
 export {

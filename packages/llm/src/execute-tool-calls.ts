@@ -40,9 +40,10 @@ export interface ExecuteToolCallsOptions {
 
 const DEFAULT_CONCURRENCY = 8;
 
-function failure(call: ToolCall, error: CallerError, executionId?: string): ToolResult {
+function failure(call: ToolCall, error: CallerError, executionId?: string, skill?: string): ToolResult {
   // What a model reads is what any other caller gets: the caller view, never the stack.
-  const result: ToolResult = { call, handled: true, ok: false, error: toCallerError(error) };
+  const view = toCallerError(error, skill === undefined ? {} : { skill });
+  const result: ToolResult = { call, handled: true, ok: false, error: view };
   if (executionId !== undefined) result.executionId = executionId;
   return result;
 }
@@ -80,7 +81,7 @@ async function executeOne(
       code: execution.status.toUpperCase(),
       message: `ended ${execution.status}`,
     };
-    return failure(call, error, execution.id);
+    return failure(call, error, execution.id, `${execution.skillName}@${execution.skillVersion}`);
   } catch (error) {
     // `execute` rejects before an execution exists (skill removed meanwhile, executor closed).
     if (isSkillboxError(error)) return failure(call, { code: error.code, message: error.message });

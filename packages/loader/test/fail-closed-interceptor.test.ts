@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { SkillboxError, type SkillExecution } from "@skillbox/core";
+import { SkillboxError, type SkillExecution, toCallerExecution } from "@skillbox/core";
 import { loadSkills, type SkillLoader, type SkillWatcher, watchSkills } from "@skillbox/loader";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
@@ -124,6 +124,22 @@ describe("an interceptor plugin that fails to load", () => {
 
     expect(report.failed.map((entry) => entry.code)).toEqual(["MANIFEST_INVALID"]);
     expect(outcome(await run("echo"))).toEqual(REFUSED);
+  });
+
+  it("names a nameless plugin to callers without its folder, which the audit row and load report keep", async () => {
+    tree.writeFolder("plugins/pol-badjson", { "interceptor.json": "{ not json", "index.ts": "" });
+
+    const report = await load();
+
+    expect(report.failed).toEqual([
+      expect.objectContaining({ root: tree.path("plugins/pol-badjson"), code: "MANIFEST_INVALID" }),
+    ]);
+    const execution = await run("echo");
+    expect(outcome(execution)).toEqual(REFUSED);
+    expect(host.executor.getExecution(execution.id)?.error?.message).toContain(tree.root);
+    const view = toCallerExecution(execution);
+    expect(JSON.stringify(view)).not.toContain(tree.root);
+    expect(view.error?.message).toContain('Interceptor "interceptor at …/pol-badjson" failed to load');
   });
 
   it("refuses only what the manifest's `match` names, since the module cannot say", async () => {

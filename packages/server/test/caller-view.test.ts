@@ -1,10 +1,11 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Task, TaskState } from "@a2a-js/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { SkillHost } from "@skillbox/core";
+import { loadSkills, type SkillLoader } from "@skillbox/loader";
 import { createMcpServer, type McpServerHandle, skillToolName } from "@skillbox/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageRequest, useA2aTestServer } from "./a2a/a2a-test-server.js";
@@ -12,8 +13,10 @@ import { messageRequest, useA2aTestServer } from "./a2a/a2a-test-server.js";
 const startServer = useA2aTestServer();
 const mcpServers: McpServerHandle[] = [];
 const mcpClients: Client[] = [];
+const loaders: SkillLoader[] = [];
 
 afterEach(async () => {
+  for (const loader of loaders.splice(0)) loader.close();
   for (const client of mcpClients.splice(0)) await client.close();
   for (const server of mcpServers.splice(0)) await server.close();
 });
@@ -131,6 +134,65 @@ describe("the caller view of failed executions", () => {
       code: "HANDLER_ERROR",
       data: { cause: { name: "Error", code: "ECONNREFUSED" } },
     });
+  });
+});
+
+/** A skill package folder `name` under `skills`: its manifest (`manifest` over defaults) and its `index.mjs`. */
+function writeSkillPackage(
+  skills: string,
+  { name, manifest = {}, code }: { name: string; manifest?: Record<string, unknown>; code: string },
+): void {
+  const folder = join(skills, name);
+  mkdirSync(folder, { recursive: true });
+  const skill = {
+    name,
+    version: "1.0.0",
+    description: name,
+    handler: "./index.mjs",
+    input: { type: "object" },
+  };
+  writeFileSync(join(folder, "skill.json"), JSON.stringify({ ...skill, ...manifest }));
+  writeFileSync(join(folder, "index.mjs"), code);
+}
+
+describe("the caller view of handlers that fail to load", () => {
+  it("HTTP answers HANDLER_INVALID of loaded skills (a missing import inline, an import-time throw in a worker) without host paths", async () => {
+    const running = await startServer();
+    const skills = join(running.host.directory, "skills");
+    writeSkillPackage(skills, {
+      name: "imp",
+      code: 'import x from "./missing-file.mjs";\nexport default () => x;\n',
+    });
+    writeSkillPackage(skills, {
+      name: "wimp",
+      manifest: { runtime: "worker" },
+      code: 'throw new Error("import-time failure");\nexport default () => ({});\n',
+    });
+    const { loader } = await loadSkills({
+      dirs: [skills],
+      npm: false,
+      registry: running.host.registry,
+      executor: running.host.executor,
+    });
+    loaders.push(loader);
+
+    for (const name of ["imp", "wimp"]) {
+      const executed = await running.call("POST", `/api/skills/${name}/execute`, { json: { input: {} } });
+      const fetched = await running.call("GET", `/api/executions/${executed.body.id}`);
+
+      expect(executed.body.error).toEqual({
+        code: "HANDLER_INVALID",
+        message: `${name}@1.0.0 could not load its handler; the host's log says why`,
+      });
+      expect(fetched.body.error).toEqual(executed.body.error);
+      for (const body of [executed.body, fetched.body]) {
+        expect(JSON.stringify(body)).not.toContain(running.host.directory);
+        expect(JSON.stringify(body)).not.toContain("Require stack");
+      }
+      // The operator's audit row keeps the file and the reason.
+      const stored = running.host.executor.getExecution(executed.body.id);
+      expect(stored?.error?.message).toContain(join(skills, name));
+    }
   });
 });
 

@@ -27,6 +27,18 @@ export const sessionCountSchema = z
   .int("must be a whole number of sessions")
   .positive("must be at least 1 session");
 
+/** The schema of `server.a2a.maxTasks`, also used for `SKILLBOX_A2A_MAX_TASKS`. */
+export const taskCountSchema = z
+  .number({ error: "must be a number of tasks" })
+  .int("must be a whole number of tasks")
+  .positive("must be at least 1 task");
+
+/** The schema of `server.a2a.maxTaskBytes` and `maxBytesPerTask`, also used for their environment variables. */
+export const taskBytesSchema = z
+  .number({ error: "must be a number of bytes" })
+  .int("must be a whole number of bytes")
+  .positive("must be at least 1 byte");
+
 /** The schema of `server.mcp.sessionIdleTimeoutMs`, also used for `SKILLBOX_MCP_SESSION_IDLE_TIMEOUT_MS`. */
 export const sessionIdleTimeoutSchema = milliseconds.positive("must be a positive number of milliseconds");
 
@@ -60,6 +72,17 @@ export const configSchema = z
                   maxSessionsPerOwner: sessionCountSchema.optional(),
                   maxSessions: sessionCountSchema.optional(),
                   sessionIdleTimeoutMs: sessionIdleTimeoutSchema.optional(),
+                },
+                { error: "must be an object" },
+              )
+              .strict()
+              .optional(),
+            a2a: z
+              .object(
+                {
+                  maxTasks: taskCountSchema.optional(),
+                  maxTaskBytes: taskBytesSchema.optional(),
+                  maxBytesPerTask: taskBytesSchema.optional(),
                 },
                 { error: "must be an object" },
               )

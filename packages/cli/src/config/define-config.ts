@@ -15,6 +15,24 @@ export interface SkillboxServerConfig {
   maxBodyBytes?: number;
   /** Bounds on the MCP sessions of `/mcp` (see `createMcpHttpHandler` in `@skillbox/server`). */
   mcp?: SkillboxMcpSessionsConfig;
+  /** Bounds on the A2A tasks of `/a2a` kept for `tasks/get` (see `BoundedTaskStore` in `@skillbox/server`). */
+  a2a?: SkillboxA2aTasksConfig;
+}
+
+/**
+ * The `server.a2a` block of {@link SkillboxConfig}: how many A2A tasks, and how many bytes of
+ * them, `skillbox dev` and `skillbox serve` keep in memory. Each `SKILLBOX_A2A_…` variable wins over its field.
+ */
+export interface SkillboxA2aTasksConfig {
+  /** Tasks kept (default 1000; `SKILLBOX_A2A_MAX_TASKS`). */
+  maxTasks?: number;
+  /** Serialised bytes all kept tasks hold together (default 64 MiB; `SKILLBOX_A2A_MAX_TASK_BYTES`). */
+  maxTaskBytes?: number;
+  /**
+   * Serialised bytes one finished task keeps (default 1 MiB; `SKILLBOX_A2A_MAX_BYTES_PER_TASK`);
+   * larger parts become a reference to `GET /api/executions/<id>`.
+   */
+  maxBytesPerTask?: number;
 }
 
 /**

@@ -12,6 +12,8 @@ import {
   sessionCountSchema,
   sessionIdleTimeoutSchema,
   shutdownGraceSchema,
+  taskBytesSchema,
+  taskCountSchema,
   type ValidatedConfig,
 } from "./config-schema.js";
 
@@ -58,6 +60,12 @@ export interface ResolvedConfig {
       maxSessionsPerOwner: number | undefined;
       maxSessions: number | undefined;
       sessionIdleTimeoutMs: number | undefined;
+    };
+    /** A2A task store bounds (undefined: the server's defaults). */
+    a2a: {
+      maxTasks: number | undefined;
+      maxTaskBytes: number | undefined;
+      maxBytesPerTask: number | undefined;
     };
   };
   executor: {
@@ -110,6 +118,17 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
         sessionIdleTimeoutMs:
           numberFromEnvironment("SKILLBOX_MCP_SESSION_IDLE_TIMEOUT_MS", sessionIdleTimeoutSchema) ??
           fileConfig.server?.mcp?.sessionIdleTimeoutMs,
+      },
+      a2a: {
+        maxTasks:
+          numberFromEnvironment("SKILLBOX_A2A_MAX_TASKS", taskCountSchema) ??
+          fileConfig.server?.a2a?.maxTasks,
+        maxTaskBytes:
+          numberFromEnvironment("SKILLBOX_A2A_MAX_TASK_BYTES", taskBytesSchema) ??
+          fileConfig.server?.a2a?.maxTaskBytes,
+        maxBytesPerTask:
+          numberFromEnvironment("SKILLBOX_A2A_MAX_BYTES_PER_TASK", taskBytesSchema) ??
+          fileConfig.server?.a2a?.maxBytesPerTask,
       },
     },
     executor: {

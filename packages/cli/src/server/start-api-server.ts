@@ -42,6 +42,7 @@ export async function startApiServer(
     executor: host.executor,
     apiKeys,
     maxBodyBytes: config.server.maxBodyBytes,
+    a2a: config.server.a2a,
     mcp: (request, owner) => mcp.handle(request, owner),
   });
   let listening: Awaited<ReturnType<typeof startHttpServer>>;

@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SkillboxError, toCallerError, toCallerExecution } from "@skillbox/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -150,6 +153,99 @@ describe("HANDLER_ERROR cause", () => {
     expect(toCallerExecution(execution).error?.data).toEqual({
       name: "Error",
       cause: { name: "Error", code: "ECONNREFUSED" },
+    });
+  });
+});
+
+describe("host paths and load failures in the caller view", () => {
+  it("answers HANDLER_INVALID of a worker module with a missing import by a fixed message, keeping the full one in the audit row", async () => {
+    const host = newHost();
+    const file = tree.write(
+      "handlers/imports-missing.mjs",
+      'import helper from "./missing-file.mjs";\nexport default function imports() { return helper(); }\n',
+    );
+    register(host, { name: "imports", handler: pathToFileURL(file).href, runtime: "worker" });
+    const execution = await host.executor.execute("imports", {});
+
+    expect(execution.error?.code).toBe("HANDLER_INVALID");
+    const view = toCallerExecution(execution);
+    expect(view.error).toEqual({
+      code: "HANDLER_INVALID",
+      message: "imports@1.0.0 could not load its handler; the host's log says why",
+    });
+    expect(JSON.stringify(view)).not.toContain(tree.root);
+    // The operator's copy names the file and the missing import.
+    const stored = host.executor.getExecution(execution.id);
+    expect(stored?.error?.message).toContain(file);
+    expect(stored?.error?.message).toContain("missing-file.mjs");
+  });
+
+  it("drops data.file, the module path and Node's Require stack of a HANDLER_INVALID", () => {
+    const file = join(tree.root, "imp/index.mjs");
+    const error = new SkillboxError(
+      "HANDLER_INVALID",
+      `${file}: failed to load: Cannot find module './missing-file.mjs'\nRequire stack:\n- ${file}`,
+      { data: { file } },
+    );
+    const view = toCallerError(error, { skill: "imp@1.0.0" });
+    expect(view).toEqual({
+      code: "HANDLER_INVALID",
+      message: "imp@1.0.0 could not load its handler; the host's log says why",
+    });
+  });
+
+  it("names an interceptor that failed to load without the folder its name was taken from", async () => {
+    const host = newHost();
+    const name = `interceptor at ${join(tree.root, "plugins/pol-badjson")}`;
+    host.executor.use({
+      name,
+      before() {
+        throw new SkillboxError("INTERCEPTOR_UNAVAILABLE", `Interceptor "${name}" failed to load`, {
+          data: { interceptor: name, file: join(tree.root, "plugins/pol-badjson/interceptor.json") },
+        });
+      },
+    });
+    register(host, { name: "guarded" });
+    host.executor.registerHandler("guarded", () => ({}));
+    const execution = await host.executor.execute("guarded", {});
+
+    expect(execution.error?.code).toBe("INTERCEPTOR_UNAVAILABLE");
+    const view = toCallerExecution(execution);
+    expect(view.error).toEqual({
+      code: "INTERCEPTOR_UNAVAILABLE",
+      message:
+        'Interceptor "interceptor at …/pol-badjson" failed to load, so the executions it guards are refused until it loads; the host\'s log says why',
+      data: { interceptor: "interceptor at …/pol-badjson" },
+    });
+    expect(host.executor.getExecution(execution.id)?.error?.message).toContain(tree.root);
+  });
+
+  it("shortens the temp-folder path in the message of an ENOENT a handler threw to its base name", async () => {
+    const host = newHost();
+    const secret = join(tree.root, "private/secret.txt");
+    register(host, { name: "reads" });
+    host.executor.registerHandler("reads", () => readFileSync(secret));
+    const execution = await host.executor.execute("reads", {});
+
+    expect(execution.error?.message).toContain(secret);
+    const view = toCallerExecution(execution);
+    expect(view.error?.message).toBe("reads@1.0.0: ENOENT: no such file or directory, open '…/secret.txt'");
+    expect(JSON.stringify(view)).not.toContain(tmpdir());
+    expect(JSON.stringify(view)).not.toContain(tree.root);
+    expect(view.error?.data).toEqual({ name: "Error", cause: { name: "Error", code: "ENOENT" } });
+  });
+
+  it("scrubs host paths in data strings and file: URLs, leaving URLs, other paths and plain text alone", () => {
+    const inTemp = join(tmpdir(), "skills/echo/index.mjs");
+    const error = new SkillboxError(
+      "UPSTREAM_ERROR",
+      `${pathToFileURL(inTemp).href}:3:7 fetched https://example.com${tmpdir()}/x and /etc/hosts, not ${tmpdir()}files`,
+      { data: { where: [`at ${inTemp}`], url: `https://example.com${inTemp}`, count: 2 } },
+    );
+    expect(toCallerError(error)).toEqual({
+      code: "UPSTREAM_ERROR",
+      message: `…/index.mjs:3:7 fetched https://example.com${tmpdir()}/x and /etc/hosts, not ${tmpdir()}files`,
+      data: { where: ["at …/index.mjs"], url: `https://example.com${inTemp}`, count: 2 },
     });
   });
 });

@@ -1,3 +1,5 @@
+import type { TaskStore } from "@a2a-js/sdk/server";
+
 /** How `createHttpApp` serves A2A (its `a2a` option; `false` turns A2A off). */
 export interface A2aOptions {
   /**
@@ -12,6 +14,18 @@ export interface A2aOptions {
   description?: string;
   /** The agent's version on its card (default: the version of `@skillbox/server`). */
   version?: string;
-  /** Finished tasks kept in memory for `tasks/get` (default 1000); see `BoundedTaskStore`. */
+  /** Tasks kept in memory for `tasks/get` (default 1000); see `BoundedTaskStore`. */
   maxTasks?: number;
+  /** Serialised bytes all kept tasks hold together (default 64 MiB); see `BoundedTaskStore`. */
+  maxTaskBytes?: number;
+  /**
+   * Serialised bytes one finished task keeps (default 1 MiB): its larger parts become a
+   * reference to `GET /api/executions/<executionId>`; see `BoundedTaskStore`.
+   */
+  maxBytesPerTask?: number;
+  /**
+   * The task store to use instead of a `BoundedTaskStore` with the limits above, such as one
+   * you keep a handle on to read its `size` and `retainedBytes`, or a store of your own.
+   */
+  taskStore?: TaskStore;
 }

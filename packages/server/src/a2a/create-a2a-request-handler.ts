@@ -1,9 +1,9 @@
 import type { Message, SendMessageRequest, StreamResponse, Task } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
-import { DefaultRequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
+import { DefaultRequestHandler, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import type { SkillExecutor, SkillRegistry } from "@skillbox/core";
 import { agentCardFor } from "./agent-card-for.js";
-import { BoundedTaskStore, DEFAULT_MAX_TASKS } from "./bounded-task-store.js";
+import { BoundedTaskStore } from "./bounded-task-store.js";
 import { readSkillCall } from "./read-skill-call.js";
 import { SkillAgentExecutor } from "./skill-agent-executor.js";
 
@@ -11,8 +11,14 @@ import { SkillAgentExecutor } from "./skill-agent-executor.js";
 export interface A2aRequestHandlerOptions {
   registry: SkillRegistry;
   executor: SkillExecutor;
-  /** Finished tasks kept for `tasks/get` (default 1000). */
+  /** Tasks kept for `tasks/get` (default 1000); see {@link BoundedTaskStore}. */
   maxTasks?: number;
+  /** Serialised bytes all kept tasks hold together (default 64 MiB). */
+  maxTaskBytes?: number;
+  /** Serialised bytes one finished task keeps (default 1 MiB). */
+  maxBytesPerTask?: number;
+  /** The task store to use instead of a {@link BoundedTaskStore} with the limits above. */
+  taskStore?: TaskStore;
   /** Whether callers authenticate with API keys (the card the handler holds says so). */
   apiKeysConfigured?: boolean;
 }
@@ -37,7 +43,12 @@ export function createA2aRequestHandler(options: A2aRequestHandlerOptions): Defa
   card.skills = [];
   return new SkillboxRequestHandler(
     card,
-    new BoundedTaskStore(options.maxTasks ?? DEFAULT_MAX_TASKS),
+    options.taskStore ??
+      new BoundedTaskStore({
+        maxTasks: options.maxTasks,
+        maxTaskBytes: options.maxTaskBytes,
+        maxBytesPerTask: options.maxBytesPerTask,
+      }),
     new SkillAgentExecutor({ executor: options.executor }),
   );
 }

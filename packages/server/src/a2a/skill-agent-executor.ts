@@ -138,7 +138,7 @@ export class SkillAgentExecutor implements AgentExecutor {
       code: execution.status.toUpperCase(),
       message: `The execution ended ${execution.status}`,
     };
-    const explained = failure(error);
+    const explained = failure(error, `${execution.skillName}@${execution.skillVersion}`);
     publisher.status(state, { text: explained.text, metadata: { ...metadata, ...explained.metadata } });
   }
 }
@@ -159,8 +159,11 @@ function followClient(requestContext: RequestContext, controller: AbortControlle
   return () => signal.removeEventListener("abort", abort);
 }
 
-/** The explanation of a failed task: text `CODE: message`, and the error's caller view as metadata. */
-function failure(error: CallerError): { text: string; metadata: Record<string, unknown> } {
-  const view = toCallerError(error);
+/**
+ * The explanation of a failed task: text `CODE: message`, and the error's caller view as metadata.
+ * `skill` (`name@version`) is named in the caller view of a host configuration error.
+ */
+function failure(error: CallerError, skill?: string): { text: string; metadata: Record<string, unknown> } {
+  const view = toCallerError(error, skill === undefined ? {} : { skill });
   return { text: `${view.code}: ${view.message}`, metadata: { error: view } };
 }

@@ -54,6 +54,7 @@ export function executionToToolResult(execution: SkillExecution, entry: SkillToo
         code: execution.status.toUpperCase(),
         message: `${execution.skillName}@${execution.skillVersion} ended with status ${execution.status}`,
       },
+      { skill: `${execution.skillName}@${execution.skillVersion}` },
     );
     meta[ERROR_META_KEY] = error;
     return toolErrorResult(error.code, error.message, meta);

@@ -18,6 +18,29 @@ function task(id: string, state: TaskState, timestamp = "2030-01-01T00:00:00.000
   };
 }
 
+/** `source` with an output artifact of `bytes` characters, named after the task as the executor names it. */
+function withOutput(source: Task, bytes: number): Task {
+  source.metadata = { executionId: source.id };
+  source.artifacts = [
+    {
+      artifactId: source.id,
+      name: "output",
+      description: "",
+      parts: [
+        {
+          content: { $case: "data", value: { text: "o".repeat(bytes) } },
+          metadata: undefined,
+          filename: "",
+          mediaType: "",
+        },
+      ],
+      metadata: { executionId: source.id },
+      extensions: [],
+    },
+  ];
+  return source;
+}
+
 describe("BoundedTaskStore", () => {
   it("keeps each owner's tasks to that owner", async () => {
     const store = new BoundedTaskStore();
@@ -37,17 +60,55 @@ describe("BoundedTaskStore", () => {
     expect((await store.load("t1", alice))?.contextId).toBe("c1");
   });
 
-  it("forgets the least recently updated finished task beyond maxTasks, never a running one", async () => {
-    const store = new BoundedTaskStore(2);
+  it("forgets, beyond maxTasks, the oldest finished task of the owner holding the most, never a running one", async () => {
+    const store = new BoundedTaskStore({ maxTasks: 3 });
     await store.save(task("running", TaskState.TASK_STATE_WORKING), alice);
     await store.save(task("old", TaskState.TASK_STATE_COMPLETED), alice);
-    await store.save(task("new", TaskState.TASK_STATE_FAILED), bob);
-    await store.save(task("newest", TaskState.TASK_STATE_CANCELED), alice);
+    await store.save(task("bobs", TaskState.TASK_STATE_FAILED), bob);
+    await store.save(task("new", TaskState.TASK_STATE_CANCELED), alice);
+    await store.save(task("newest", TaskState.TASK_STATE_COMPLETED), alice);
 
+    expect(store.size).toBe(3);
     expect(await store.load("running", alice)).toBeDefined();
     expect(await store.load("old", alice)).toBeUndefined();
-    expect(await store.load("new", bob)).toBeUndefined();
+    expect(await store.load("new", alice)).toBeUndefined();
+    expect(await store.load("bobs", bob)).toBeDefined();
     expect(await store.load("newest", alice)).toBeDefined();
+  });
+
+  it("among owners holding as much, forgets the oldest finished task", async () => {
+    const store = new BoundedTaskStore({ maxTasks: 2 });
+    await store.save(task("a1", TaskState.TASK_STATE_COMPLETED), alice);
+    await store.save(task("b1", TaskState.TASK_STATE_COMPLETED), bob);
+    await store.save(task("a2", TaskState.TASK_STATE_COMPLETED), alice);
+    await store.save(task("b2", TaskState.TASK_STATE_COMPLETED), bob);
+
+    expect(await store.load("a1", alice)).toBeUndefined();
+    expect(await store.load("b1", bob)).toBeUndefined();
+    expect(await store.load("a2", alice)).toBeDefined();
+    expect(await store.load("b2", bob)).toBeDefined();
+  });
+
+  it("counts serialised bytes, forgets finished tasks over maxTaskBytes, never running ones", async () => {
+    const store = new BoundedTaskStore({ maxTaskBytes: 300 * 1024, maxBytesPerTask: 150 * 1024 });
+    const running = withOutput(task("running", TaskState.TASK_STATE_WORKING), 400 * 1024);
+    await store.save(running, alice);
+    expect(store.retainedBytes).toBe(Buffer.byteLength(JSON.stringify(running)));
+
+    await store.save(withOutput(task("done", TaskState.TASK_STATE_COMPLETED), 100 * 1024), alice);
+
+    // The running task alone is over the budget: it stays, the finished one goes.
+    expect(await store.load("running", alice)).toBeDefined();
+    expect(await store.load("done", alice)).toBeUndefined();
+    expect(store.size).toBe(1);
+
+    await store.save(withOutput(task("running", TaskState.TASK_STATE_COMPLETED), 400 * 1024), alice);
+    const finished = await store.load("running", alice);
+    expect(store.retainedBytes).toBe(Buffer.byteLength(JSON.stringify(finished)));
+    expect(store.retainedBytes).toBeLessThanOrEqual(150 * 1024);
+    expect(finished?.artifacts[0]?.parts[0]?.metadata).toMatchObject({
+      omitted: { holds: "output", executionId: "running" },
+    });
   });
 
   it("counts an update as recent use", async () => {
@@ -123,7 +184,10 @@ describe("BoundedTaskStore", () => {
     expect(seen).toEqual(["t5", "t4", "t3", "t2", "t1", "t0"]);
   });
 
-  it("refuses a maxTasks below 1", () => {
+  it("refuses a maxTasks below 1, and a maxBytesPerTask over maxTaskBytes", () => {
     expect(() => new BoundedTaskStore(0)).toThrow(/maxTasks/);
+    expect(() => new BoundedTaskStore({ maxTaskBytes: 1024, maxBytesPerTask: 2048 })).toThrow(
+      /maxBytesPerTask \(2048\) must not exceed maxTaskBytes \(1024\)/,
+    );
   });
 });
