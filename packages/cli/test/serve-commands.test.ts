@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeSymlinkRing } from "../../../test/helpers/symlink-ring.js";
 import { echoFolder } from "./cli-fixtures.js";
 import { type CliProject, createCliProject, type RunningCli } from "./cli-process.js";
 
@@ -110,6 +111,19 @@ describe("skillbox dev", { timeout: 60_000 }, () => {
     expect(stopped.code).toBe(0);
     const warnings = stopped.stderr.match(/^warning SYMLINK_LOOP: plugins\/echo\/loop-[abc]: /gm) ?? [];
     expect(warnings).toHaveLength(3);
+  });
+
+  it("serves a package holding a ring of 8 folders with 3 links each, reloads an edit, and exits on SIGTERM", async () => {
+    // Loops caught per path alone: 3^8 paths, not listening after 80 s at 550 MB, SIGTERM ignored.
+    makeSymlinkRing(project.tree, { folder: "plugins/echo", length: 8, linksPerFolder: 3 });
+    const server = project.start(["dev", "--port", "0"]);
+    const [, url] = await server.waitForOutput(LISTENING);
+    await expectHotReload(server, url!);
+
+    const stopped = await server.stop("SIGTERM");
+    expect(stopped.code).toBe(0);
+    // Every link reaches a folder watched by its own path: nothing is left out, nothing to warn.
+    expect(stopped.stderr.match(/^warning /gm) ?? []).toEqual([]);
   });
 
   it("hot-reloads an edited handler and logs reloads and errors live", async () => {

@@ -3,6 +3,9 @@ import type { LoadWarning } from "./loader-types.js";
 import { displayPath } from "./manifest/read-package.js";
 import { MAX_PACKAGE_FILES, type SkippedPackagePath } from "./module/hash-package-files.js";
 
+/** How many loops or limits of one package a walk names; the rest are summed up in one more warning. */
+export const MAX_NAMED_SKIPPED_PATHS = 20;
+
 /** The warning for one loop or limit a walk of the package at `codeRoot` left out. */
 function warningOf(codeRoot: string, entry: SkippedPackagePath): LoadWarning {
   if (entry.reason === "loop") {
@@ -22,10 +25,25 @@ function warningOf(codeRoot: string, entry: SkippedPackagePath): LoadWarning {
   };
 }
 
+/** The one warning for the loops and limits of `codeRoot` past {@link MAX_NAMED_SKIPPED_PATHS}. */
+function summaryOf(codeRoot: string, unnamed: readonly SkippedPackagePath[]): LoadWarning {
+  const loops = unnamed.filter((entry) => entry.reason === "loop").length;
+  const what =
+    loops === unnamed.length
+      ? "symlinks that lead back into the package or a parent folder"
+      : "symlinks or folders past the limits";
+  return {
+    code: loops > 0 ? "SYMLINK_LOOP" : "PACKAGE_TOO_LARGE",
+    folder: codeRoot,
+    message: `${displayPath(codeRoot)}: and ${unnamed.length} more ${what} are not followed (watched, hashed or snapshotted); only the first ${MAX_NAMED_SKIPPED_PATHS} are named`,
+  };
+}
+
 /**
  * The warnings for what walks of packages left out (loops, limits), each named once while it
  * lasts: a package hashed again with the same loop warns no more, one whose loop is gone and
- * comes back warns again.
+ * comes back warns again. At most {@link MAX_NAMED_SKIPPED_PATHS} are named per walk, then one
+ * warning counts the rest, so that a hostile tree cannot flood the log.
  */
 export class SkippedPathWarnings {
   /** What the last walk of each code root left out. */
@@ -36,11 +54,15 @@ export class SkippedPathWarnings {
     const before = this.lastSkipped.get(codeRoot);
     const now = new Set<string>();
     const warnings: LoadWarning[] = [];
+    const unnamed: SkippedPackagePath[] = [];
     for (const entry of skipped) {
       const key = `${entry.reason}:${entry.path}`;
       now.add(key);
-      if (!before?.has(key)) warnings.push(warningOf(codeRoot, entry));
+      if (before?.has(key)) continue;
+      if (warnings.length < MAX_NAMED_SKIPPED_PATHS) warnings.push(warningOf(codeRoot, entry));
+      else unnamed.push(entry);
     }
+    if (unnamed.length > 0) warnings.push(summaryOf(codeRoot, unnamed));
     if (now.size === 0) this.lastSkipped.delete(codeRoot);
     else this.lastSkipped.set(codeRoot, now);
     return warnings;

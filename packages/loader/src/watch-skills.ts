@@ -6,6 +6,7 @@ import { codeRootOf, isSkillBundle, listBundleMembers } from "./discovery/skill-
 import type { LoadReport, SkillLoaderEvents } from "./loader-types.js";
 import { hashPackageFiles } from "./module/hash-package-files.js";
 import { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
+import { WatchedFolderClaims } from "./watched-folder-claims.js";
 
 /** chokidar emits at most one `change` per file in this window and drops the rest. */
 const CHOKIDAR_THROTTLE_MS = 50;
@@ -64,8 +65,10 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
   let warming: Promise<void> = Promise.resolve();
   /** Whether the first scan is done. */
   let watching = false;
-  /** Loop links already met, so that chokidar asking again does not sync again. */
+  /** Loop and alias links already met, so that chokidar asking again does not sync again. */
   const loopLinks = new Set<string>();
+  /** Which path each real folder of a package is watched by: once, however many links reach it. */
+  const folderClaims = new WatchedFolderClaims();
   let stopWaiting = (): void => {};
   const closing = new Promise<void>((resolve) => {
     stopWaiting = resolve;
@@ -128,12 +131,19 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
     watcher = watch(loader.dirs, {
       ignoreInitial: true,
       // Symlinks are followed (a package may be a link to where it is developed), except folder
-      // links that lead back up — two links to `.` would otherwise be walked without end. The
-      // hash skips the same links and names them (a `SYMLINK_LOOP` warning).
-      ignored: (path) => {
+      // links that lead back up — two links to `.` would otherwise be walked without end — and
+      // second paths to a folder already watched. The hash skips the same links and names the
+      // loops (a `SYMLINK_LOOP` warning).
+      ignored: (path, stats) => {
         if (/[\\/](node_modules|\.git)([\\/]|$)/.test(path)) return true;
         const top = loader.watchedFolderOf(path);
-        if (top === undefined || loopTargetOf(path, top) === undefined) return false;
+        if (top === undefined) return false;
+        if (loopTargetOf(path, top) === undefined) {
+          // Not a loop, but maybe a second path to a folder already watched (a ring of folders
+          // linking each other made 3^length paths): watched once, its edits still reload.
+          const packageFolder = loader.topPackageFolderOf(path);
+          if (packageFolder === undefined || !folderClaims.ignores(path, packageFolder, stats)) return false;
+        }
         // A loop link made while watching is an edit of its package like any other: the sync
         // names it. (Those found at start-up are in the first load's report.)
         if (watching && !loopLinks.has(path)) schedule(path);
@@ -143,7 +153,13 @@ export function watchSkills(options: WatchSkillsOptions = {}): SkillWatcher {
       // Watched folder, `@scope`, package: then as deep as a package is hashed.
       depth: MAX_PACKAGE_DEPTH + 2,
     });
-    watcher.on("all", (_event, path) => schedule(path));
+    watcher.on("all", (event, path) => {
+      if (event === "unlinkDir" || event === "unlink") {
+        const packageFolder = loader.topPackageFolderOf(path);
+        if (packageFolder !== undefined) folderClaims.release(path, packageFolder);
+      }
+      schedule(path);
+    });
     watcher.on("error", (error) => {
       if (events.listenerCount("error") > 0) {
         events.emit("error", { root: "", file: "", code: "WATCH_FAILED", message: String(error) });

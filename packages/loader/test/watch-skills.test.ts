@@ -7,6 +7,7 @@ import {
   watchSkills,
 } from "@skillbox/loader";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeSymlinkRing } from "../../../test/helpers/symlink-ring.js";
 import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
 import {
@@ -420,6 +421,41 @@ describe("watchSkills", () => {
         watcher = undefined;
       },
     );
+  });
+
+  describe("symlink rings", () => {
+    // Loops caught per path alone: 3^8 paths watched and hashed, 550 MB and no `ready` in 80 s.
+    it("watches a package holding a ring of 8 folders with 3 links each: ready, runs, reloads an edit in the ring, closes", async () => {
+      tree.writeFolder("plugins/echo", skillFolder("old"));
+      makeSymlinkRing(tree, { folder: "plugins/echo", length: 8, linksPerFolder: 3 });
+      const active = await startWatcher();
+      expect(await outputOf("echo")).toMatchObject({ reply: "old" });
+
+      const reloaded = nextEvent(active, "reloaded", named("echo"));
+      tree.write("plugins/echo/index.ts", replyHandler("new"));
+      await reloaded;
+      expect(await outputOf("echo")).toMatchObject({ reply: "new" });
+      // A file inside the ring is part of the package: its edit reloads it too.
+      await active.idle();
+      const ringEdit = nextEvent(active, "reloaded", named("echo"));
+      tree.write("plugins/echo/r5/file.txt", "edited\n");
+      await ringEdit;
+
+      expect(events.error).toEqual([]);
+      await active.close();
+      watcher = undefined;
+    });
+
+    it("names at most 20 loop links of a package, then one line for the rest", async () => {
+      tree.writeFolder("plugins/echo", skillFolder("old"));
+      for (let index = 0; index < 30; index++) tree.symlink(".", `plugins/echo/loop-${index}`);
+      const report = await (await startWatcher()).ready();
+      const loopWarnings = report.warnings.filter((warning) => warning.code === "SYMLINK_LOOP");
+      expect(loopWarnings).toHaveLength(21);
+      expect(loopWarnings[20]).toMatchObject({ folder: tree.path("plugins/echo") });
+      expect(loopWarnings[20]!.message).toContain("and 10 more symlinks");
+      expect(await outputOf("echo")).toMatchObject({ reply: "old" });
+    });
   });
 
   describe("symlinks made while watching", () => {

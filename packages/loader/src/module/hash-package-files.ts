@@ -18,15 +18,41 @@ export interface SkippedPackagePath {
   target?: string;
 }
 
+/** A symlinked folder whose real folder the walk already entered by another path. */
+export interface PackageFolderAlias {
+  /** The link (or a folder reached through a link). */
+  path: string;
+  /** The path the walk entered that real folder by: its files are listed under it. */
+  sameAs: string;
+}
+
 /** The files of a package and what the walk left out. */
 export interface PackageFileListing {
   /** Absolute paths through the package folder (symlinks kept in the path), sorted. */
   files: string[];
+  /** The folders read, each real folder once, by the path it was entered by. */
+  folders: string[];
+  /** Folders not entered because their real folder was entered by another path, sorted by path. */
+  aliases: PackageFolderAlias[];
   skipped: SkippedPackagePath[];
 }
 
-/** Listings that reached {@link MAX_PACKAGE_FILES}. */
-const full = new WeakSet<PackageFileListing>();
+/** A symlinked folder met while reading a folder, followed once the real folders are read. */
+interface PendingLink {
+  path: string;
+  target: string;
+  /** Real paths of the folders from the package root down to the link's folder. */
+  ancestors: string[];
+}
+
+/** One walk of a package. */
+interface Walk {
+  listing: PackageFileListing;
+  /** Real folder → the path it was entered by: every real folder is read at most once. */
+  entered: Map<string, string>;
+  links: PendingLink[];
+  full: boolean;
+}
 
 function readEntries(directory: string): Dirent[] {
   try {
@@ -37,49 +63,63 @@ function readEntries(directory: string): Dirent[] {
 }
 
 /**
- * `ancestors` are the real paths of the folders from the package root down to `directory`:
- * a symlinked folder leading back to one of them (or above) is a loop, not followed.
+ * Reads `directory` and the real folders under it; symlinked folders are queued (see
+ * {@link walkPackageFiles}). `ancestors` are the real paths of the folders from the package root
+ * down to `directory`.
  */
-function walk(directory: string, ancestors: string[], listing: PackageFileListing): void {
+function readFolder(directory: string, ancestors: string[], walk: Walk): void {
+  const { listing } = walk;
   if (ancestors.length > MAX_PACKAGE_DEPTH) {
     listing.skipped.push({ reason: "limit", limit: "depth", path: directory });
     return;
   }
   const real = ancestors[ancestors.length - 1]!;
+  const first = walk.entered.get(real);
+  if (first !== undefined) {
+    // A real folder under a linked one that another path already entered.
+    listing.aliases.push({ path: directory, sameAs: first });
+    return;
+  }
+  walk.entered.set(real, directory);
+  listing.folders.push(directory);
   for (const entry of readEntries(directory)) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     if (listing.files.length >= MAX_PACKAGE_FILES) {
       // Named once, at the folder where the walk stopped.
-      if (!full.has(listing)) listing.skipped.push({ reason: "limit", limit: "files", path: directory });
-      full.add(listing);
+      if (!walk.full) listing.skipped.push({ reason: "limit", limit: "files", path: directory });
+      walk.full = true;
       return;
     }
     const path = join(directory, entry.name);
     if (entry.isSymbolicLink()) {
-      // Links are followed as what they point at: a file's content counts, a folder is walked
-      // unless it leads back up (then it is named, once per walk, and left out).
-      let target: string;
-      let isDirectory: boolean;
+      // Links are followed as what they point at: a file's content counts; a folder waits until
+      // the real folders are read, so that a folder inside the package is entered by its own path.
       try {
-        target = realpathSync(path);
+        const target = realpathSync(path);
         const stats = statSync(target);
-        if (stats.isFile()) {
-          listing.files.push(path);
-          continue;
-        }
-        isDirectory = stats.isDirectory();
+        if (stats.isFile()) listing.files.push(path);
+        else if (stats.isDirectory()) walk.links.push({ path, target, ancestors });
       } catch {
-        continue; // Dangling.
+        // Dangling.
       }
-      if (!isDirectory) continue;
-      if (isSymlinkLoop(target, ancestors)) listing.skipped.push({ reason: "loop", path, target });
-      else walk(path, [...ancestors, target], listing);
     } else if (entry.isDirectory()) {
-      walk(path, [...ancestors, join(real, entry.name)], listing);
+      readFolder(path, [...ancestors, join(real, entry.name)], walk);
     } else if (entry.isFile()) {
       listing.files.push(path);
     }
   }
+}
+
+/** Follows a queued folder link: a loop is named and left out, an alias noted, anything else read. */
+function followLink(link: PendingLink, walk: Walk): void {
+  const { listing } = walk;
+  if (isSymlinkLoop(link.target, link.ancestors)) {
+    listing.skipped.push({ reason: "loop", path: link.path, target: link.target });
+    return;
+  }
+  const first = walk.entered.get(link.target);
+  if (first !== undefined) listing.aliases.push({ path: link.path, sameAs: first });
+  else readFolder(link.path, [...link.ancestors, link.target], walk);
 }
 
 /**
@@ -87,17 +127,26 @@ function walk(directory: string, ancestors: string[], listing: PackageFileListin
  * dotfiles skipped, symlinked files and folders followed — except folders that lead back to the
  * package or a parent of it (a loop) — and at most {@link MAX_PACKAGE_FILES} files, folders at
  * most {@link MAX_PACKAGE_DEPTH} deep.
+ *
+ * Every real folder is read at most once, so a walk is linear in the real files and folders
+ * however links cross (a ring of folders linking each other thrice once made 3^length paths):
+ * real folders first, by their own paths, then linked folders in the order met; a link to a
+ * folder already read is an alias (its files are listed under the first path).
  */
 export function walkPackageFiles(root: string): PackageFileListing {
-  const listing: PackageFileListing = { files: [], skipped: [] };
+  const listing: PackageFileListing = { files: [], folders: [], aliases: [], skipped: [] };
   let real: string;
   try {
     real = realpathSync(root);
   } catch {
     return listing;
   }
-  walk(root, [real], listing);
+  const walk: Walk = { listing, entered: new Map(), links: [], full: false };
+  readFolder(root, [real], walk);
+  // The queue grows while it is read: linked folders hold links of their own.
+  for (let index = 0; index < walk.links.length && !walk.full; index++) followLink(walk.links[index]!, walk);
   listing.files.sort();
+  listing.aliases.sort((a, b) => (a.path < b.path ? -1 : 1));
   return listing;
 }
 
@@ -130,12 +179,17 @@ function readContent(file: string): Buffer {
  * thousand packages hash several times faster without a thread-pool round trip per file.
  */
 export async function hashPackageFiles(root: string, options: HashPackageFilesOptions = {}): Promise<string> {
-  const { files, skipped } = walkPackageFiles(root);
+  const { files, aliases, skipped } = walkPackageFiles(root);
   if (options.onSkipped !== undefined) for (const entry of skipped) options.onSkipped(entry);
   const hash = createHash("sha256");
   for (const file of files) {
     hash.update(relative(root, file)).update("\0");
     hash.update(readContent(file)).update("\0");
+  }
+  // An added alias is an edit too: the snapshot has to gain the link (a handler may import through it).
+  for (const alias of aliases) {
+    hash.update("\0alias\0").update(relative(root, alias.path)).update("\0");
+    hash.update(relative(root, alias.sameAs)).update("\0");
   }
   return hash.digest("hex").slice(0, 32);
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeSymlinkRing } from "../../../../test/helpers/symlink-ring.js";
 import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import {
   hashPackageFiles,
@@ -98,6 +99,31 @@ describe("hashPackageFiles", () => {
     expect(listing.skipped.map((entry) => entry.path).sort()).toEqual(
       [tree.path("pkg/lib/root"), tree.path("pkg/other/back"), tree.path("pkg/up")].sort(),
     );
+  });
+
+  it("enters each real folder once in a ring of 8 folders with 3 links each to the next", async () => {
+    // Loops caught per path alone walked 3^8 paths here (thousands of warnings, hundreds of MB).
+    const links = makeSymlinkRing(tree, { folder: "pkg", length: 8, linksPerFolder: 3 });
+    const listing = walkPackageFiles(tree.path("pkg"));
+    // The package's three files and one per ring folder; pkg, lib and r0…r7 read once each.
+    expect(listing.files).toHaveLength(11);
+    expect(listing.folders).toHaveLength(10);
+    expect(new Set(listing.folders).size).toBe(10);
+    // Every link leads to a folder already walked by its real path: kept as an alias, not walked.
+    expect(listing.skipped).toEqual([]);
+    expect(listing.aliases.map((alias) => alias.path).sort()).toEqual([...links].sort());
+    expect(listing.aliases).toContainEqual({ path: tree.path("pkg/r7/n0"), sameAs: tree.path("pkg/r0") });
+  });
+
+  it("walks a folder reached by two links once, and an added alias changes the hash", async () => {
+    tree.write("elsewhere/shared/word.ts", "export {};\n");
+    tree.symlink(tree.path("elsewhere/shared"), "pkg/a");
+    const before = await hash();
+    tree.symlink(tree.path("elsewhere/shared"), "pkg/b");
+    const listing = walkPackageFiles(tree.path("pkg"));
+    expect(listing.files.filter((file) => file.endsWith("word.ts"))).toEqual([tree.path("pkg/a/word.ts")]);
+    expect(listing.aliases).toEqual([{ path: tree.path("pkg/b"), sameAs: tree.path("pkg/a") }]);
+    expect(await hash()).not.toBe(before);
   });
 
   it(`lists at most ${MAX_PACKAGE_FILES} files and names where it stopped`, async () => {

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeSymlinkRing } from "../../../../test/helpers/symlink-ring.js";
 import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import { hashPackageFiles } from "../../src/module/hash-package-files.js";
 import { snapshotPackage } from "../../src/module/snapshot-package.js";
@@ -37,5 +38,23 @@ describe("snapshotPackage", () => {
 
     expect(filesUnder(snapshot)).toEqual(["index.ts", "shared/word.ts", "skill.json"]);
     expect(readFileSync(join(snapshot, "shared/word.ts"), "utf8")).toContain("linked");
+  });
+
+  it("copies each real file of a ring of 8 folders with 3 links each once, keeping the links as links", async () => {
+    tree.write("pkg/skill.json", { name: "echo" });
+    tree.write("pkg/index.ts", 'export { default } from "./r0/n1/n2/file.txt";\n');
+    makeSymlinkRing(tree, { folder: "pkg", length: 8, linksPerFolder: 3 });
+    const root = tree.path("pkg");
+
+    const snapshot = snapshotPackage(root, await hashPackageFiles(root));
+
+    expect(filesUnder(snapshot)).toEqual([
+      "index.ts",
+      ...Array.from({ length: 8 }, (_, index) => `r${index}/file.txt`),
+      "skill.json",
+    ]);
+    // An import through a link still resolves inside the snapshot.
+    expect(readlinkSync(join(snapshot, "r0/n1"))).toBe("../r1");
+    expect(readFileSync(join(snapshot, "r0/n1/n2/file.txt"), "utf8")).toBe("2\n");
   });
 });
