@@ -7,9 +7,11 @@ import {
   type ExecutionSummary,
   type ExecutionSummaryOptions,
   type ExecutionSummaryRow,
+  identityOf,
   resolveSummaryOptions,
   rowToSummary,
   SUMMARY_COLUMNS,
+  timingOf,
 } from "./execution-summary.js";
 
 /** Filters of `listExecutions` / `countExecutions`. */
@@ -59,22 +61,12 @@ function rowToExecution(row: ExecutionRow): SkillExecution {
         ? { code: row.error_code, message: row.error_message ?? "" }
         : { code: row.error_code, message: row.error_message ?? "", data: JSON.parse(row.error_data) };
   return {
-    id: row.id,
-    skillId: row.skill_id,
-    skillName: row.skill_name,
-    skillVersion: row.skill_version,
-    apiKeyId: row.api_key_id,
-    sessionId: row.session_id,
-    parentExecutionId: row.parent_execution_id,
-    idempotencyKey: row.idempotency_key,
+    ...identityOf(row),
     input: row.input === null ? null : JSON.parse(row.input),
     output: row.output === null ? null : JSON.parse(row.output),
     status: row.status,
     error,
-    attempts: row.attempts,
-    duration: row.duration_ms,
-    createdAt: new Date(row.created_at).toISOString(),
-    finishedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
+    ...timingOf(row),
   };
 }
 

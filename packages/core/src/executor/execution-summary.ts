@@ -44,8 +44,8 @@ export interface ExecutionSummaryOptions {
   maxBytes?: number;
 }
 
-/** One row of the summary query: the bodies cut in SQL, so a huge body is never read into JavaScript. */
-export interface ExecutionSummaryRow {
+/** The columns a full record and a summary read alike. */
+export interface ExecutionRowCommon {
   id: string;
   skill_id: string;
   skill_name: string;
@@ -54,18 +54,22 @@ export interface ExecutionSummaryRow {
   session_id: string | null;
   parent_execution_id: string | null;
   idempotency_key: string | null;
-  input_preview: string | null;
-  input_bytes: number | null;
-  output_preview: string | null;
-  output_bytes: number | null;
   status: ExecutionStatus;
   error_code: string | null;
-  error_message_preview: string | null;
-  error_message_bytes: number | null;
   attempts: number;
   duration_ms: number | null;
   created_at: number;
   finished_at: number | null;
+}
+
+/** One row of the summary query: the bodies cut in SQL, so a huge body is never read into JavaScript. */
+export interface ExecutionSummaryRow extends ExecutionRowCommon {
+  input_preview: string | null;
+  input_bytes: number | null;
+  output_preview: string | null;
+  output_bytes: number | null;
+  error_message_preview: string | null;
+  error_message_bytes: number | null;
 }
 
 /**
@@ -115,6 +119,18 @@ export function rowToSummary(row: ExecutionSummaryRow): ExecutionSummary {
     error = { code: row.error_code, message: cut ? `${message}…` : message };
   }
   return {
+    ...identityOf(row),
+    inputPreview: previewOf(row.input_preview, row.input_bytes),
+    outputPreview: previewOf(row.output_preview, row.output_bytes),
+    status: row.status,
+    error,
+    ...timingOf(row),
+  };
+}
+
+/** The fields that say which execution a row is, in the order records list them first. */
+export function identityOf(row: ExecutionRowCommon) {
+  return {
     id: row.id,
     skillId: row.skill_id,
     skillName: row.skill_name,
@@ -123,10 +139,12 @@ export function rowToSummary(row: ExecutionSummaryRow): ExecutionSummary {
     sessionId: row.session_id,
     parentExecutionId: row.parent_execution_id,
     idempotencyKey: row.idempotency_key,
-    inputPreview: previewOf(row.input_preview, row.input_bytes),
-    outputPreview: previewOf(row.output_preview, row.output_bytes),
-    status: row.status,
-    error,
+  };
+}
+
+/** Attempts, duration and timestamps (ISO strings), in the order records list them last. */
+export function timingOf(row: ExecutionRowCommon) {
+  return {
     attempts: row.attempts,
     duration: row.duration_ms,
     createdAt: new Date(row.created_at).toISOString(),
