@@ -3,7 +3,7 @@
 // same 8 executions run directly with executor.execute under Promise.all. Audit trail on in both.
 import { join } from "node:path";
 import { createSkillHost } from "@skillbox/core";
-import { encodeToolName, executeToolCalls, extractToolCalls, toToolResults } from "@skillbox/llm";
+import { executeToolCalls, extractToolCalls, toolNameMap, toToolResults } from "@skillbox/llm";
 import { printTable, silentLogger, temporaryDirectory } from "./lib/fixtures.mjs";
 import { compareRates, sequentialRate } from "./lib/measure.mjs";
 
@@ -102,7 +102,7 @@ try {
     apiKeyId: "public",
   });
   host.executor.registerHandler("noop", async (input) => input);
-  const toolName = encodeToolName("noop");
+  const toolName = toolNameMap([{ name: "noop", version: "1.0.0" }]).toolName({ name: "noop" });
   const inputs = Array.from({ length: CALLS }, (_, index) => ({ value: index }));
 
   const direct = async () => {

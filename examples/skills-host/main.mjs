@@ -1,6 +1,7 @@
-// A skills host in a page of code (`skillbox dev` is the full version): serves the packages in
-// ./plugins (and installed npm skill packages) over the embedded SQLite database, hot-reloading
-// edits, and logging loads, reloads, errors and executions. `--once` runs the demo and exits.
+// A skills host in a page of code (`skillbox dev` is the full version): serves the packages of
+// the folders named on the command line (default ./plugins) and installed npm skill packages over
+// the embedded SQLite database, hot-reloading edits, and logging loads, reloads, warnings (a
+// folder that does not exist), errors and executions. `--once` runs the demo and exits.
 import { resolveDatabasePath, skillExecutor, skillRegistry } from "@skillbox/core";
 import { watchSkills } from "@skillbox/loader";
 import { createContainerRuntime } from "@skillbox/sandbox";
@@ -17,6 +18,8 @@ watcher.on("loaded", (entry) => log(`loaded    ${entry.kind} ${entry.name}@${ent
 watcher.on("reloaded", (entry) => log(`reloaded  ${entry.kind} ${entry.name}@${entry.version ?? "-"}`));
 watcher.on("removed", (entry) => log(`removed   ${entry.kind} ${entry.name}@${entry.version ?? "-"}`));
 watcher.on("error", (failure) => log(`error     ${failure.code}: ${failure.message}`));
+// A folder that does not exist is announced here: it would otherwise serve nothing, silently.
+watcher.on("warning", (warning) => log(`warning   ${warning.code}: ${warning.message}`));
 skillExecutor.on("finished", (execution) =>
   log(
     `executed  ${execution.skillName}@${execution.skillVersion} → ${execution.status}` +

@@ -9,8 +9,15 @@ import { z } from "zod";
 
 /** Options of the logger interceptor (the `options` block of `interceptor.json`). */
 export interface LoggerOptions {
-  /** Stream the lines go to (default `stderr`, so stdout stays free for program output). */
-  destination?: "stderr" | "stdout";
+  /**
+   * Where the lines go: `stderr` (the default, so stdout stays free for program output) or
+   * `stdout` get the JSON lines written as they are; `log` hands each line to the host's log
+   * (`ctx.logger`) as an `info` record named `skill execution`, so the host decides where it
+   * goes — `skillbox dev`/`serve` put it in their log (as the one line of that execution), and
+   * `skillbox run`/`test`, which print each execution's outcome themselves, leave it out (unless
+   * `SKILLBOX_LOG_LEVEL` is `info` or `debug`).
+   */
+  destination?: "stderr" | "stdout" | "log";
   /** Lowest level written (default `info`: every execution). Successes are `info`, denials and cancellations `warn`, failures `error`. */
   level?: LogLevel;
   /** Receives each line (without a trailing newline) instead of `destination`; meant for tests and embedding. */
@@ -47,7 +54,9 @@ const LEVEL_BY_STATUS: Partial<Record<ExecutionStatus, Exclude<LogLevel, "silent
 const optionsSchema = z
   .object(
     {
-      destination: z.enum(["stderr", "stdout"], { error: 'must be "stderr" or "stdout"' }).default("stderr"),
+      destination: z
+        .enum(["stderr", "stdout", "log"], { error: 'must be "stderr", "stdout" or "log"' })
+        .default("stderr"),
       level: z
         .enum(["debug", "info", "warn", "error", "silent"], {
           error: 'must be one of "debug", "info", "warn", "error", "silent"',
@@ -77,12 +86,13 @@ function roundMilliseconds(milliseconds: number): number {
 export function createLoggerInterceptor(options: LoggerOptions = {}): Interceptor {
   const { destination, level, write } = parseInterceptorOptions("logger", optionsSchema, options);
   const threshold = LEVEL_RANK[level];
-  const output = write ?? ((line: string) => process[destination].write(`${line}\n`));
+  const output =
+    write ?? (destination === "log" ? undefined : (line: string) => process[destination].write(`${line}\n`));
 
   return defineInterceptor({
     name: "logger",
     order: -100,
-    onFinish(_context, execution) {
+    onFinish(context, execution) {
       const lineLevel = LEVEL_BY_STATUS[execution.status] ?? "error";
       if (LEVEL_RANK[lineLevel] < threshold) return;
       try {
@@ -101,7 +111,15 @@ export function createLoggerInterceptor(options: LoggerOptions = {}): Intercepto
           durationMs: roundMilliseconds(execution.duration ?? 0),
           attempts: execution.attempts,
         };
-        output(JSON.stringify(line));
+        if (output !== undefined) {
+          output(JSON.stringify(line));
+        } else {
+          // The host's logger adds the time, the level and the message itself. The record is
+          // `info` whatever the outcome: it is the execution's log entry, and its status and code
+          // say how it ended (the failure itself is the caller's to report).
+          const { time: _time, level: _level, message, ...fields } = line;
+          context.logger.info(message, { ...fields, severity: lineLevel });
+        }
       } catch {
         // A closed pipe or a throwing sink must not turn a finished execution into a failed one.
       }

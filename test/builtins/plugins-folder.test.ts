@@ -5,14 +5,14 @@ import { join, resolve } from "node:path";
 import type { SkillExecution } from "@skillbox/core";
 import { type LoadSkillsResult, loadSkills } from "@skillbox/loader";
 import { createContainerRuntime } from "@skillbox/sandbox";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hasPodman } from "../../packages/sandbox/test/engine-availability.js";
-import { repositoryJson } from "../../plugins/github/test/helpers/github-fixtures.js";
 import {
   createTemporaryDirectory,
   createTemporaryHost,
   type TemporaryHost,
-} from "../helpers/temporary-host.js";
+} from "@skillbox/test-helpers/temporary-host";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { hasPodman } from "../../packages/sandbox/test/engine-availability.js";
+import { repositoryJson } from "../../plugins/github/test/helpers/github-fixtures.js";
 
 /**
  * The built-ins as users get them: the repository's `plugins/` folder loaded by the loader (bundles

@@ -1,15 +1,39 @@
 import { execFile } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
 import { hasPodman } from "../../packages/sandbox/test/engine-availability.js";
-import { createTemporaryDirectory } from "../helpers/temporary-host.js";
 
 const run = promisify(execFile);
 const repositoryRoot = resolve(import.meta.dirname, "../..");
+const examplesRoot = join(repositoryRoot, "examples");
+const examples = readdirSync(examplesRoot, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
-describe("examples (run as a user would, on a fresh database)", () => {
+function scriptsOf(example: string): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(join(examplesRoot, example, "package.json"), "utf8")) as {
+    scripts?: Record<string, string>;
+  };
+  return manifest.scripts ?? {};
+}
+
+/**
+ * Runs `pnpm <script> <args>` in the example's folder, as its README says, on a fresh database.
+ * Through pnpm, so that the command tested is the one in package.json, not a copy of it.
+ */
+async function runScript(example: string, directory: string, script: string, args: string[] = []) {
+  const { stdout } = await run("pnpm", ["--silent", script, ...args], {
+    cwd: join(examplesRoot, example),
+    env: { ...process.env, SKILLBOX_DB: join(directory, `${example}.db`) },
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
+describe("examples (each as its README says to run it, on a fresh database)", () => {
   let directory: string | undefined;
 
   afterEach(() => {
@@ -17,41 +41,58 @@ describe("examples (run as a user would, on a fresh database)", () => {
     directory = undefined;
   });
 
-  it("serves the repository's plugins over a fresh database and answers the echo demo", async () => {
+  it.each(examples)("examples/%s has a README saying what it shows and how to run it", (example) => {
+    const readme = join(examplesRoot, example, "README.md");
+    expect(existsSync(readme), `examples/${example}/README.md is missing`).toBe(true);
+    const text = readFileSync(readme, "utf8");
+    expect(text).toMatch(/^# /);
+    expect(text).toMatch(/pnpm (start|test)/);
+  });
+
+  it.each(examples)("examples/%s has a `test` script that runs its own checks", (example) => {
+    const test = scriptsOf(example).test;
+    expect(test, `examples/${example}/package.json has no "test" script`).toBeDefined();
+    expect(test).toMatch(/^vitest run --root \.\.\/\.\. /);
+    expect(test).toContain(`examples/${example}`);
+  });
+
+  it("examples/skills-host: `pnpm start --once` serves the repository's plugins and answers the echo demo", async () => {
     directory = createTemporaryDirectory("skillbox-host-");
-    const { stdout } = await run(process.execPath, ["examples/skills-host/main.mjs", "--once"], {
-      cwd: repositoryRoot,
-      env: { ...process.env, SKILLBOX_DB: join(directory, "host.db") },
-      timeout: 60_000,
-    });
+    const stdout = await runScript("skills-host", directory, "start", ["--once"]);
     expect(stdout).toContain("loaded    skill echo@1.0.0");
     expect(stdout).toMatch(/loaded {4}interceptor logger@/);
     expect(stdout).toContain('echo says {"echoed":"hello from the skills host"}');
     expect(stdout).toContain("stopped");
     expect(stdout).not.toContain("failed ");
+    expect(stdout).not.toContain("FOLDER_NOT_FOUND");
   });
 
-  it("examples/quick-start registers echo, runs it and prints the audit trail", async () => {
-    directory = createTemporaryDirectory("skillbox-quick-start-");
-    const { stdout } = await run(process.execPath, ["examples/quick-start/main.mjs"], {
-      cwd: repositoryRoot,
-      env: { ...process.env, SKILLBOX_DB: join(directory, "quick-start.db") },
+  it("examples/skills-host warns about a folder that does not exist instead of serving nothing silently", async () => {
+    directory = createTemporaryDirectory("skillbox-host-");
+    const { stdout } = await run(process.execPath, ["main.mjs", "./no-such-folder", "--once"], {
+      cwd: join(examplesRoot, "skills-host"),
+      env: { ...process.env, SKILLBOX_DB: join(directory, "host.db") },
       timeout: 60_000,
     });
+    expect(stdout).toMatch(
+      /warning {3}FOLDER_NOT_FOUND: no-such-folder: no such folder; it provides no skills \(create it/,
+    );
+    expect(stdout).toContain("serving   0 skill version(s)");
+  });
+
+  it("examples/quick-start: `pnpm start` registers echo, runs it and prints the audit trail", async () => {
+    directory = createTemporaryDirectory("skillbox-quick-start-");
+    const stdout = await runScript("quick-start", directory, "start");
     expect(stdout).toContain("output: hello world");
     expect(stdout).toContain("invalid input → status error, INPUT_INVALID");
     expect(stdout).toContain("executions recorded for user-123 so far: 2");
   });
 
   it.runIf(hasPodman() || process.env.CI)(
-    "examples/container-skill runs a TypeScript handler and a command in containers",
+    "examples/container-skill: `pnpm start` runs a TypeScript handler and a command in containers",
     async () => {
       directory = createTemporaryDirectory("skillbox-container-skill-");
-      const { stdout } = await run(process.execPath, ["examples/container-skill/main.mjs"], {
-        cwd: repositoryRoot,
-        env: { ...process.env, SKILLBOX_DB: join(directory, "container.db") },
-        timeout: 60_000,
-      });
+      const stdout = await runScript("container-skill", directory, "start");
       expect(stdout).toContain("sandbox provider: podman");
       expect(stdout).toContain('word-count → success {"words":4,"ranAs":65534}');
       expect(stdout).toContain('shout → success {"shouted":"HELLO FROM A CONTAINER"}');

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { SkillHost, SkillRegistration } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import createTimingInterceptor, { type TimingOptions } from "../timing/index.ts";
 
 const manifest = JSON.parse(readFileSync(new URL("../timing/interceptor.json", import.meta.url), "utf8")) as {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { JsonSchema } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import forecastWeather, { convertCelsius } from "../index.js";
 
 interface PackageJson {

@@ -1,6 +1,19 @@
 #!/usr/bin/env node
 // The `skillbox` command. Runs the built CLI (`pnpm build` first in a checkout).
-import { main } from "../dist/main.js";
+import Module from "node:module";
+
+// pnpm's bin shim sets NODE_PATH to the CLI's own (hoisted) dependencies. Node would then hand
+// them to every skill the CLI loads: a handler importing a `zod` it never declared would work
+// under `pnpm exec skillbox` and fail under `node …/skillbox.mjs` or `npx`. A skill's imports
+// resolve from its own package only, so the variable goes (worker threads inherit the
+// environment) and Node's global module paths, read from it at start-up, are read again.
+// Before the CLI is imported: nothing may resolve through NODE_PATH first.
+if (process.env.NODE_PATH !== undefined) {
+  delete process.env.NODE_PATH;
+  Module._initPaths();
+}
+
+const { main } = await import("../dist/main.js");
 
 /** How long the process may linger once the command finished and closed everything it opened. */
 const EXIT_GRACE_MS = 2_000;

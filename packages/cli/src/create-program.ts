@@ -11,20 +11,42 @@ import { registerServeCommands } from "./commands/serve-commands.js";
 import { registerTestCommand } from "./commands/test-command.js";
 import { registerToggleCommands } from "./commands/toggle-commands.js";
 import { registerValidateCommand } from "./commands/validate-command.js";
+import { registerVersionCommand } from "./commands/version-command.js";
+import { EXIT_CODES_HELP } from "./exit-codes.js";
+
+/** Collects a repeatable option's values (`--dir a --dir b`). */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
 
 /**
  * The `skillbox` program. Commander never exits the process itself (`exitOverride`): `main`
- * turns its outcome into an exit code. Usage errors read `error USAGE: …` like every other error.
+ * turns its outcome into an exit code (2 for usage errors). Usage errors read `error USAGE: …`
+ * like every other error.
+ *
+ * `--dir` is one option for every command, so the folder that `skillbox new --dir myskills`
+ * wrote into is given the same way to `test`, `run`, `list`, `info`, `validate` and `dev`. It is
+ * an option rather than a positional path because a skill reference (`@acme/weather`) and a
+ * folder (`myskills/weather`) look alike.
  */
 export function createProgram(context: CommandContext): Command {
   const program = new Command("skillbox")
     .description("Develop, serve, run, test and inspect Skillbox skills")
-    .version(CLI_VERSION, "-v, --version")
+    // `main` answers `--version`, `-V`, `-v` and `version` before loading the program; this is
+    // for the help text and for a version flag given with other options.
+    .version(CLI_VERSION, "-V, --version")
+    .option(
+      "--dir <folder>",
+      "skill folder to use instead of the config's dirs (./plugins by default); repeat for more",
+      collect,
+    )
     .option("--config <file>", "config file (default: skillbox.config.ts, .mts, .mjs or .js here)")
     .option(
       "--db <file>",
       "SQLite database (default: SKILLBOX_DB, the config's database, else ./.skillbox/skillbox.db)",
     )
+    .addHelpText("after", EXIT_CODES_HELP)
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .configureOutput({
@@ -42,5 +64,6 @@ export function createProgram(context: CommandContext): Command {
   registerNewCommand(program, context);
   registerTestCommand(program, context);
   registerMcpCommand(program, context);
+  registerVersionCommand(program);
   return program;
 }

@@ -1,4 +1,4 @@
-import type { TreeContent } from "../../../test/helpers/temporary-tree.js";
+import type { TreeContent } from "@skillbox/test-helpers/temporary-tree";
 
 /** A skill folder: `skill.json` (name, version 1.0.0, `./index.ts`) plus a handler module with `body`. */
 export function skillFolder(manifest: Record<string, unknown>, body: string): Record<string, TreeContent> {

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 
 /** The built command, as users run it. */
 export const SKILLBOX_BIN = fileURLToPath(new URL("../bin/skillbox.mjs", import.meta.url));

@@ -80,7 +80,7 @@ describe("skillbox.config.ts", { timeout: 60_000 }, () => {
     const fromFile = await project.run(["run", "hang", "--timeout", "3600000"]);
     expect(fromFile.code).toBe(1);
     expect(fromFile.stderr).toContain(
-      "error TIMEOUT: hang@1.0.0: hang@1.0.0 attempt 1 timed out after 400 ms (the host's maxAttemptTimeoutMs)",
+      "error TIMEOUT: hang@1.0.0 attempt 1 timed out after 400 ms (the host's maxAttemptTimeoutMs)",
     );
     const fromEnvironment = await project.run(["run", "hang"], {
       env: { SKILLBOX_MAX_ATTEMPT_TIMEOUT_MS: "300" },

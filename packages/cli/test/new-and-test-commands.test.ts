@@ -24,7 +24,9 @@ describe("skillbox new", { timeout: 60_000 }, () => {
     expect(manifest.input.type).toBe("object");
     expect(manifest.output.type).toBe("object");
     expect(manifest.examples.length).toBeGreaterThan(0);
-    expect(readFileSync(project.tree.path("plugins/greet/index.ts"), "utf8")).toContain("defineSkill");
+    expect(readFileSync(project.tree.path("plugins/greet/index.ts"), "utf8")).toContain(
+      'import type { SkillHandler } from "@skillbox/core";',
+    );
     expect(readFileSync(project.tree.path("plugins/greet/README.md"), "utf8")).toContain("# greet");
 
     const tested = await project.run(["test", "greet"]);
@@ -72,7 +74,7 @@ describe("skillbox new", { timeout: 60_000 }, () => {
 
   it("refuses a name that is not a skill name", async () => {
     const result = await project.run(["new", "no spaces"]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error USAGE: "no spaces" is not a skill name/);
   });
 });

@@ -55,8 +55,9 @@ describe("skillbox run", { timeout: 60_000 }, () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error SKILL_NOT_FOUND: /);
 
+    // A usage error, not a failed execution: exit 2.
     const badJson = await project.run(["run", "echo", "--input", "{msg"]);
-    expect(badJson.code).toBe(1);
+    expect(badJson.code).toBe(2);
     expect(badJson.stderr).toMatch(/^error INPUT_INVALID: --input is not valid JSON/);
   });
 
@@ -177,7 +178,7 @@ describe("skillbox list / info / executions", { timeout: 60_000 }, () => {
     // Listings carry previews of the bodies; `executions <id>` prints the full record.
     expect(echoOnly[0]).not.toHaveProperty("output");
     expect(echoOnly[0].outputPreview).toEqual({ text: '{"echoed":"one"}', bytes: 16, truncated: false });
-    const full = await project.run(["executions", echoOnly[0].id]);
+    const full = await project.run(["executions", echoOnly[0].id, "--json"]);
     expect(full.code).toBe(0);
     expect(JSON.parse(full.stdout)).toMatchObject({ id: echoOnly[0].id, output: { echoed: "one" } });
     const unknown = await project.run(["executions", "no-such-id"]);
@@ -185,13 +186,13 @@ describe("skillbox list / info / executions", { timeout: 60_000 }, () => {
     expect(unknown.stderr).toMatch(/^error EXECUTION_NOT_FOUND: no execution "no-such-id"/);
 
     const bad = await project.run(["executions", "--status", "nope"]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error USAGE: .*"nope" is not a status/);
   });
 });
 
 describe("skillbox (program)", { timeout: 60_000 }, () => {
-  it("prints help and the version with exit 0, and usage errors as error USAGE with exit 1", async () => {
+  it("prints help and the version with exit 0, and usage errors as error USAGE with exit 2", async () => {
     const help = await project.run(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: skillbox");
@@ -199,7 +200,7 @@ describe("skillbox (program)", { timeout: 60_000 }, () => {
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     const unknown = await project.run(["frobnicate"]);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^error USAGE: unknown command 'frobnicate'/);
   });
 });

@@ -1,5 +1,5 @@
+import { makeSymlinkRing } from "@skillbox/test-helpers/symlink-ring";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeSymlinkRing } from "../../../test/helpers/symlink-ring.js";
 import { echoFolder } from "./cli-fixtures.js";
 import { type CliProject, createCliProject, type RunningCli } from "./cli-process.js";
 

@@ -124,7 +124,7 @@ describe("the exit after a command", { timeout: 60_000 }, () => {
 
     // Two megabytes of JSON: far more than a pipe holds, so the process is still writing when the
     // command has finished. The reader takes nothing for longer than the force-exit delay.
-    const printing = project.start(["executions", id]);
+    const printing = project.start(["executions", id, "--json"]);
     printing.child.stdout?.pause();
     const exitedEarly = await new Promise<boolean>((resolvePromise) => {
       const timer = setTimeout(() => resolvePromise(false), READER_PAUSE_MS);

@@ -40,6 +40,7 @@ export {
 } from "./executor/execution-summary.js";
 export { DEFAULT_MAX_NESTING_DEPTH, findOverDeepPath } from "./executor/find-over-deep-path.js";
 export { DEFAULT_RETRY_POLICY, retryDelay } from "./executor/retry-policy.js";
+export { findJsonSchemaProblem } from "./executor/schema-validator.js";
 export {
   type HandlerResolver,
   SkillExecutor,
@@ -99,6 +100,12 @@ export {
   sandboxSettingsSchema,
   skillRegistrationSchema,
 } from "./schemas.js";
+export {
+  createToolNameMap,
+  TOOL_NAME_PATTERN,
+  type ToolNameMap,
+  type ToolReference,
+} from "./tool-name-map.js";
 export type {
   ExecuteOptions,
   ExecutionError,

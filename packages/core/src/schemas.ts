@@ -1,12 +1,18 @@
 import semver from "semver";
 import { z } from "zod";
+import { findJsonSchemaProblem } from "./executor/schema-validator.js";
 
 /** Skill names: optional npm-style scope, then letters, digits, `.`, `_`, `-` (no `@`, which separates the version range). */
 export const SKILL_NAME_PATTERN = /^(@[a-z0-9][\w.-]*\/)?[a-zA-Z0-9][\w.-]*$/;
 
-const jsonSchema = z.record(z.string(), z.unknown(), {
-  error: "must be a JSON Schema object",
-});
+// Compiled as the executor compiles it: a schema Ajv refuses would fail every call as INPUT_INVALID.
+const jsonSchema = z
+  .record(z.string(), z.unknown(), { error: "must be a JSON Schema object" })
+  .superRefine((schema, context) => {
+    const problem = findJsonSchemaProblem(schema);
+    if (problem !== undefined)
+      context.addIssue({ code: "custom", message: `is not a valid JSON Schema (${problem})` });
+  });
 
 /** Zod schema of a retry policy (all fields optional; defaults are applied by the executor). */
 export const retryPolicySchema = z

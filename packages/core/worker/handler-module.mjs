@@ -1,15 +1,157 @@
 // Shared by the worker-thread entry and the container sandbox runner: loading a handler
 // module, and carrying errors and log lines across a process or thread boundary. Plain
-// JavaScript, so it runs unbuilt, and it imports only jiti, so it loads inside a sandbox.
+// JavaScript, so it runs unbuilt, and it imports only jiti and Node, so it loads inside a sandbox.
+import { existsSync, readFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
+
+/**
+ * Where the loader keeps a package's snapshots (`snapshotPackage` in `@skillbox/loader`): a
+ * worker or sandbox loads a skill's code from `<package>/node_modules/.skillbox-snapshots/<hash>/`,
+ * and messages name the package's own files instead.
+ */
+const SNAPSHOT_SEGMENT = /[/\\]node_modules[/\\]\.skillbox-snapshots[/\\][^/\\]+(?=[/\\]|$)/;
+
+/** The path in the package a path in one of its snapshots stands for (any other path as is). */
+export function packagePathOf(path) {
+  return path.replace(SNAPSHOT_SEGMENT, "");
+}
+
+/** The snapshot folder a path lies in (the package's code as of one version), if any. */
+function snapshotRootOf(path) {
+  const match = SNAPSHOT_SEGMENT.exec(path);
+  return match === null ? undefined : path.slice(0, match.index + match[0].length);
+}
+
+/**
+ * The entry files of this `@skillbox/core`, which handlers get for `@skillbox/core` and
+ * `@skillbox/core/handler` whatever their folder: the host provides its own packages, as Vite
+ * provides its client, so a skill package only declares them as peer dependencies (and may have
+ * no `node_modules` at all). Resolved from this file, so the host's copy is found in npm's and
+ * pnpm's layouts alike. `light` maps both to the light entry (a sandbox has neither SQLite nor
+ * the other dependencies of the full entry).
+ */
+export function hostCoreAliases({ light = false } = {}) {
+  const key = light ? "light" : "full";
+  let aliases = resolvedAliases.get(key);
+  if (aliases === undefined) {
+    const handlerEntry = fileURLToPath(import.meta.resolve("@skillbox/core/handler"));
+    aliases = {
+      // jiti tries the longer specifier first, so the subpath never becomes `<entry>/handler`.
+      "@skillbox/core/handler": handlerEntry,
+      "@skillbox/core": light ? handlerEntry : fileURLToPath(import.meta.resolve("@skillbox/core")),
+    };
+    resolvedAliases.set(key, aliases);
+  }
+  return aliases;
+}
+
+/** {@link hostCoreAliases} by kind, resolved once per thread or process. */
+const resolvedAliases = new Map();
+
+/**
+ * The package name of a bare import specifier (`@scope/pkg/sub` → `@scope/pkg`, `zod/v4` →
+ * `zod`); undefined for relative and absolute paths, URLs, `#imports` and Node's built-ins, which
+ * no `npm install` provides.
+ */
+export function packageNameOf(specifier) {
+  if (/^(?:[./\\#]|[a-zA-Z]:[/\\]|[a-zA-Z][a-zA-Z0-9+.-]*:)/.test(specifier)) return undefined;
+  if (isBuiltin(specifier)) return undefined;
+  const segments = specifier.split("/");
+  if (specifier.startsWith("@"))
+    return segments.length >= 2 && segments[1] !== "" ? segments.slice(0, 2).join("/") : undefined;
+  return segments[0] === "" ? undefined : segments[0];
+}
+
+/** The file and specifier of a failed import, from Node's CJS (`MODULE_NOT_FOUND`) or ESM error. */
+function missingImportOf(error) {
+  const code = error?.code;
+  if (code !== "MODULE_NOT_FOUND" && code !== "ERR_MODULE_NOT_FOUND") return undefined;
+  const message = String(error.message ?? "");
+  const specifier = /Cannot find (?:module|package) '([^']+)'/.exec(message)?.[1];
+  if (specifier === undefined) return undefined;
+  const importer = Array.isArray(error.requireStack)
+    ? error.requireStack[0]
+    : /imported from (.+?)\s*$/m.exec(message)?.[1];
+  if (typeof importer !== "string") return undefined;
+  return { specifier, importer: importer.startsWith("file:") ? fileURLToPath(importer) : importer };
+}
+
+/** The nearest folder at or above `directory` holding a package.json, with that manifest (or undefined). */
+function nearestManifest(directory) {
+  for (let folder = directory; ; folder = dirname(folder)) {
+    const file = join(folder, "package.json");
+    if (existsSync(file)) {
+      try {
+        return { folder, manifest: JSON.parse(readFileSync(file, "utf8")) };
+      } catch {
+        return { folder, manifest: {} };
+      }
+    }
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+function declares(manifest, name) {
+  return ["dependencies", "optionalDependencies", "peerDependencies", "devDependencies"].some(
+    (field) => manifest?.[field] !== null && typeof manifest?.[field] === "object" && name in manifest[field],
+  );
+}
+
+/**
+ * The message for a module that failed to load because a package it imports is not installed
+ * where Node looks for it (the importing file's folder and the `node_modules` folders above it),
+ * naming the importing file, the package folder and the fix; undefined for any other failure.
+ * `root` is the skill's folder, named when no package.json is found above the file. `display`
+ * turns a path into the one the user knows (a snapshot's or a sandbox's into the package's).
+ */
+export function missingModuleMessage(error, { root, display = (path) => path }) {
+  const missing = missingImportOf(error);
+  if (missing === undefined) return undefined;
+  const name = packageNameOf(missing.specifier);
+  if (name === undefined) return undefined;
+  const file = display(missing.importer);
+  const found = nearestManifest(dirname(missing.importer));
+  if (found === undefined) {
+    const folder = display(root);
+    return `${file} imports '${missing.specifier}', which is not installed for ${folder}: create ${join(folder, "package.json")} with \`${name}\` in its dependencies, and install them`;
+  }
+  const folder = display(found.folder);
+  const manifest = join(folder, "package.json");
+  if (declares(found.manifest, name)) {
+    return `${file} imports '${missing.specifier}', which ${manifest} declares but is not installed there: install the dependencies of ${folder} (npm install)`;
+  }
+  return `${file} imports '${missing.specifier}', which is not installed for ${folder}: add \`${name}\` to ${manifest} dependencies and install it`;
+}
+
+/** A path relative to the working directory when it is inside it (as the loader shows paths). */
+export function displayPathFromCwd(path) {
+  const fromCwd = relative(process.cwd(), path);
+  return fromCwd !== "" && !fromCwd.startsWith("..") ? fromCwd : path;
+}
 
 /**
  * Imports a handler module with jiti (TypeScript or JavaScript, ESM or CJS) and returns its
  * handler: the default export when it is a function, or the `handler` of `defineSkill({...})`.
- * Throws a `HANDLER_INVALID`-coded error when the module fails to load or exports neither.
- * `alias` maps import specifiers (container sandboxes point `@skillbox/core` at the light entry).
+ * Throws a `HANDLER_INVALID`-coded error when the module fails to load or exports neither; a
+ * package it imports that is not installed for it is named with the fix.
+ *
+ * `@skillbox/core` and `@skillbox/core/handler` are the host's (see {@link hostCoreAliases};
+ * `lightCore` for sandboxes); everything else resolves from the handler's own folder. `root` is
+ * the skill's folder (default: the module's, or its snapshot's). Errors name files by
+ * `hostPath(path)` — the path the user knows (default: a snapshot file's path in its package) —
+ * relative to the working directory unless `relativeToCwd` is false (a sandbox's is not the host's).
  */
-export async function importHandler(modulePath, alias) {
+export async function importHandler(modulePath, options = {}) {
+  const {
+    lightCore = false,
+    root = snapshotRootOf(modulePath) ?? dirname(modulePath),
+    hostPath = packagePathOf,
+    relativeToCwd = true,
+  } = options;
+  const display = relativeToCwd ? (path) => displayPathFromCwd(hostPath(path)) : hostPath;
   // No module cache: after a hot reload the new code runs, imports included, and the old
   // module can be collected once nothing refers to it.
   const jiti = createJiti(modulePath, {
@@ -17,17 +159,21 @@ export async function importHandler(modulePath, alias) {
     fsCache: false,
     tryNative: false,
     interopDefault: true,
-    ...(alias === undefined ? {} : { alias }),
+    alias: hostCoreAliases({ light: lightCore }),
   });
   let namespace;
   try {
     namespace = await jiti.import(modulePath);
   } catch (error) {
     // A module that cannot load will not load on a retry either.
-    throw Object.assign(new Error(`${modulePath}: failed to load: ${error?.message ?? error}`), {
+    const message =
+      missingModuleMessage(error, { root, display }) ??
+      `${display(modulePath)}: failed to load: ${error?.message ?? error}`;
+    throw Object.assign(new Error(message), {
       name: "SkillboxError",
       code: "HANDLER_INVALID",
       retryable: false,
+      data: { file: hostPath(modulePath) },
     });
   }
   const exported =
@@ -42,7 +188,9 @@ export async function importHandler(modulePath, alias) {
         : undefined;
   if (handler === undefined) {
     throw Object.assign(
-      new Error(`${modulePath}: the default export must be a handler function or defineSkill({...})`),
+      new Error(
+        `${display(modulePath)}: the default export must be a handler function or defineSkill({...})`,
+      ),
       {
         name: "SkillboxError",
         code: "HANDLER_INVALID",

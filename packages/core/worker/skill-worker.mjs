@@ -2,8 +2,18 @@
 // JavaScript, ESM or CJS) and runs one task. Plain JavaScript, so it runs the same from the
 // TypeScript sources (tests) and from the published package.
 import { AsyncLocalStorage } from "node:async_hooks";
+import Module from "node:module";
 import { threadId } from "node:worker_threads";
 import { createLogger, importHandler, serializeError } from "./handler-module.mjs";
+
+// A handler's imports resolve from its own package, never from wherever the host was started:
+// pnpm's bin shims set NODE_PATH to the CLI's hoisted dependencies, which would hand a skill a
+// package it never declared (and only when started that way). A thread inherits the host's
+// environment, so it drops NODE_PATH and re-reads Node's global module paths without it.
+if (process.env.NODE_PATH !== undefined) {
+  delete process.env.NODE_PATH;
+  Module._initPaths();
+}
 
 /**
  * The task a piece of code runs for. Timers, promises and callbacks a handler starts carry it

@@ -8,7 +8,7 @@ import {
 } from "@skillbox/core";
 import { skillInputFromArguments } from "./parameters-schema.js";
 import type { ToolCall } from "./tool-call.js";
-import { decodeToolName, TOOL_NAME_PREFIX } from "./tool-name.js";
+import { type NamedSkill, type ToolNameOptions, toolNameMap } from "./tool-name.js";
 
 /** The outcome of one tool call. */
 export interface ToolResult {
@@ -26,8 +26,14 @@ export interface ToolResult {
 }
 
 /** Options of {@link executeToolCalls}. */
-export interface ExecuteToolCallsOptions {
+export interface ExecuteToolCallsOptions extends ToolNameOptions {
   executor: SkillExecutor;
+  /**
+   * The skills offered as tools, as given to `toTools` (with its `pinVersions`): tool names are
+   * read through their names. Default: every skill the caller can see — right whenever `toTools`
+   * was given those, since a suffixed name (`a_b_2`) depends on the set it was made in.
+   */
+  skills?: ReadonlyArray<NamedSkill>;
   /** Where skills are looked up (default: the executor's registry). */
   registry?: SkillRegistry;
   /** The caller's owner id; only skills this owner can see run (default `public`, as in `execute`). */
@@ -103,8 +109,8 @@ async function executeOne(
  * - a call whose arguments were not valid JSON is `TOOL_ARGUMENTS_INVALID` and never runs;
  * - a call naming any other tool is `handled: false` and left for the client to run.
  *
- * Failures never reject: they become results the model can read. Hashed tool names (skill names
- * too long for 64 characters) are recognised through the caller's visible skills.
+ * Failures never reject: they become results the model can read. Tool names are read through
+ * `toolNameMap` of `skills` (default: the caller's visible skills), never guessed from the spelling.
  */
 export async function executeToolCalls(
   calls: ToolCall[],
@@ -112,13 +118,11 @@ export async function executeToolCalls(
 ): Promise<ToolResult[]> {
   const registry = options.registry ?? options.executor.registry;
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY));
-  let visibleSkills: Skill[] | undefined;
+  let names: ReturnType<typeof toolNameMap> | undefined;
   const skillOf = (call: ToolCall) => {
     if (call.skill !== undefined) return call.skill;
-    const plain = decodeToolName(call.name);
-    if (plain !== undefined || !call.name.startsWith(TOOL_NAME_PREFIX)) return plain;
-    visibleSkills ??= registry.list(options.apiKeyId ?? "public");
-    return decodeToolName(call.name, visibleSkills);
+    names ??= toolNameMap(options.skills ?? registry.list(options.apiKeyId ?? "public"), options);
+    return names.reference(call.name);
   };
   const results: ToolResult[] = new Array(calls.length);
   let next = 0;

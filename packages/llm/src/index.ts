@@ -3,7 +3,7 @@ export {
   executeToolCalls,
   type ToolResult,
 } from "./execute-tool-calls.js";
-export { extractToolCalls } from "./extract-tool-calls.js";
+export { type ExtractToolCallsOptions, extractToolCalls } from "./extract-tool-calls.js";
 export { toGeminiSchema } from "./gemini-schema.js";
 export { type RunToolLoopOptions, runToolLoop, type ToolLoopResult } from "./run-tool-loop.js";
 export { toToolResults } from "./to-tool-results.js";
@@ -11,4 +11,4 @@ export { type ToOptions, toTools } from "./to-tools.js";
 export type { ToolCall } from "./tool-call.js";
 export { ToolCallAccumulator } from "./tool-call-accumulator.js";
 export type { ToolFormat } from "./tool-format.js";
-export { type DecodedToolName, decodeToolName, encodeToolName } from "./tool-name.js";
+export { type NamedSkill, type ToolNameOptions, toolNameMap } from "./tool-name.js";

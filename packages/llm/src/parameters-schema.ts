@@ -1,7 +1,7 @@
 import type { JsonSchema, Skill } from "@skillbox/core";
 
 /** The property a non-object skill input is wrapped in, because every provider wants object parameters. */
-export const WRAPPED_INPUT_PROPERTY = "input";
+const WRAPPED_INPUT_PROPERTY = "input";
 
 /**
  * True when a skill's input is an object (or unconstrained, like `{}`), so the tool arguments are
@@ -9,7 +9,7 @@ export const WRAPPED_INPUT_PROPERTY = "input";
  * `{ input: … }`: OpenAI, Anthropic and Gemini all reject function parameters that are not
  * an object.
  */
-export function takesObjectInput(schema: JsonSchema | undefined): boolean {
+function takesObjectInput(schema: JsonSchema | undefined): boolean {
   if (schema === undefined) return true;
   const type = schema.type;
   if (type === undefined) return !("items" in schema) && !("enum" in schema) && !("const" in schema);

@@ -6,7 +6,6 @@ import { toToolResults } from "./to-tool-results.js";
 import { toTools } from "./to-tools.js";
 import type { ToolCall } from "./tool-call.js";
 import { assertToolFormat, type ToolFormat } from "./tool-format.js";
-import { decodeToolName } from "./tool-name.js";
 
 /** Options of {@link runToolLoop}. */
 export interface RunToolLoopOptions {
@@ -15,7 +14,7 @@ export interface RunToolLoopOptions {
   send: (request: { messages: unknown[]; tools: unknown[] }) => Promise<unknown>;
   /** The conversation so far, in the format's message shape (Gemini: `contents`; Responses: input items). */
   messages: unknown[];
-  /** The skills offered as tools; calls to any other skill are refused with `SKILL_NOT_FOUND`. */
+  /** The skills offered as tools; any other tool name is the client's and runs no skill. */
   skills: Skill[];
   executor: SkillExecutor;
   /** The caller's owner id the skills run as. */
@@ -53,14 +52,6 @@ function assistantTurn(response: unknown, format: ToolFormat): unknown[] {
   }
 }
 
-/** True when `skill` (as decoded from a tool name) is one of the offered skills. */
-function isOffered(skill: { name: string; version?: string }, skills: Skill[]): boolean {
-  return skills.some(
-    (offered) =>
-      offered.name === skill.name && (skill.version === undefined || offered.version === skill.version),
-  );
-}
-
 /**
  * Runs the tool-calling loop of one conversation: sends the messages with the skills as tools,
  * runs the skill calls of the response through the executor, appends the assistant turn and
@@ -76,9 +67,10 @@ function isOffered(skill: { name: string; version?: string }, skills: Skill[]): 
  * - `max-steps`: the last response's tool calls are not run (the budget is a safety net, not a
  *   place to run more tools); `messages` ends before that response.
  *
- * Calls to skills that were not offered (a model guessing a name) are refused with
- * `SKILL_NOT_FOUND` and never run; malformed arguments become `TOOL_ARGUMENTS_INVALID` results
- * the model sees and can correct.
+ * Tool names are read through `toolNameMap(skills)` alone: a name that is no offered skill's
+ * tool (a model guessing one, a skill that exists but was not offered) is the client's tool and
+ * never runs a skill — it ends the loop with `client-tools`. Malformed arguments become
+ * `TOOL_ARGUMENTS_INVALID` results the model sees and can correct.
  */
 export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoopResult> {
   const format = assertToolFormat(options.format);
@@ -90,7 +82,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
     options.signal?.throwIfAborted();
     const response = await options.send({ messages: [...messages], tools });
     steps += 1;
-    const calls = extractToolCalls(response, format).map((call) => withSkill(call, options.skills));
+    const calls = extractToolCalls(response, format, { skills: options.skills });
     // The final answer is not appended: `response` holds it, and callers differ in what they keep of it.
     if (calls.length === 0) return { response, messages, steps, stoppedBecause: "no-tool-calls" };
     if (steps >= maxSteps) return { response, messages, steps, stoppedBecause: "max-steps" };
@@ -102,31 +94,12 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
   }
 }
 
-/** Decodes hashed tool names through the offered skills, which `extractToolCalls` cannot. */
-function withSkill(call: ToolCall, skills: Skill[]): ToolCall {
-  if (call.skill !== undefined) return call;
-  const skill = decodeToolName(call.name, skills);
-  return skill === undefined ? call : { ...call, skill };
-}
-
-async function runCalls(calls: ToolCall[], options: RunToolLoopOptions): Promise<ToolResult[]> {
-  const offered = calls.filter((call) => call.skill === undefined || isOffered(call.skill, options.skills));
-  const executed = await executeToolCalls(offered, {
+/** Runs the skill calls; `skills` makes every other name the client's (`handled: false`). */
+function runCalls(calls: ToolCall[], options: RunToolLoopOptions): Promise<ToolResult[]> {
+  return executeToolCalls(calls, {
     executor: options.executor,
+    skills: options.skills,
     ...(options.apiKeyId === undefined ? {} : { apiKeyId: options.apiKeyId }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  const byCall = new Map(executed.map((result) => [result.call, result]));
-  return calls.map(
-    (call) =>
-      byCall.get(call) ?? {
-        call,
-        handled: true,
-        ok: false,
-        error: {
-          code: "SKILL_NOT_FOUND",
-          message: `The tool ${call.name} was not offered in this conversation`,
-        },
-      },
-  );
 }

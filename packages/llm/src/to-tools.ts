@@ -2,13 +2,10 @@ import type { Skill } from "@skillbox/core";
 import { toGeminiSchema } from "./gemini-schema.js";
 import { parametersSchema } from "./parameters-schema.js";
 import { assertToolFormat, type ToolFormat } from "./tool-format.js";
-import { encodeToolName } from "./tool-name.js";
+import { type ToolNameOptions, toolNameMap } from "./tool-name.js";
 
-/** Options of {@link toTools}. */
-export interface ToOptions {
-  /** Include the version in the tool name (default false: the name resolves to the highest version at call time). */
-  pinVersions?: boolean;
-}
+/** Options of {@link toTools}: how tools are named (see `toolNameMap`). */
+export type ToOptions = ToolNameOptions;
 
 /**
  * Skills as the tool definitions of a provider's request:
@@ -22,14 +19,20 @@ export interface ToOptions {
  * Without `pinVersions`, several versions of one skill produce one tool (described by the first
  * version in the list, which `registry.list()` orders highest first). Skills whose input is not
  * an object take their input as `{ input: … }`, because every provider wants object parameters.
+ *
+ * Tool names come from {@link toolNameMap} over `skills` (`github.issues` → `github_issues`, the
+ * name MCP lists too); pass the same skills and options to `extractToolCalls` or
+ * `executeToolCalls` to read calls back.
  */
 export function toTools(skills: Skill[], format: ToolFormat, options: ToOptions = {}): unknown[] {
   assertToolFormat(format);
+  const names = toolNameMap(skills, options);
   const seen = new Set<string>();
   const declarations: Array<{ name: string; description: string; parameters: Record<string, unknown> }> = [];
   for (const skill of skills) {
-    const name =
-      options.pinVersions === true ? encodeToolName(skill.name, skill.version) : encodeToolName(skill.name);
+    const name = names.toolName(
+      options.pinVersions === true ? { name: skill.name, version: skill.version } : { name: skill.name },
+    ) as string;
     if (seen.has(name)) continue;
     seen.add(name);
     const description = skill.description.trim() === "" ? `Runs the skill ${skill.name}` : skill.description;

@@ -1,6 +1,8 @@
+import type { ExtractToolCallsOptions } from "./extract-tool-calls.js";
 import { asArray, asRecord, asString } from "./read-fields.js";
 import { createToolCall, type ToolCall } from "./tool-call.js";
 import { assertToolFormat } from "./tool-format.js";
+import { toolNameMap } from "./tool-name.js";
 
 interface PartialToolCall {
   id: string;
@@ -27,9 +29,12 @@ const STREAMING_FORMATS: ReadonlySet<string> = new Set(["openai-chat", "anthropi
  */
 export class ToolCallAccumulator {
   private readonly format: "openai-chat" | "anthropic";
+  private readonly names: ReturnType<typeof toolNameMap> | undefined;
   private readonly calls = new Map<number, PartialToolCall>();
 
-  constructor(format: "openai-chat" | "anthropic") {
+  /** With the offered `skills` (and `pinVersions`, as given to `toTools`), skill calls carry `skill`. */
+  constructor(format: "openai-chat" | "anthropic", options: ExtractToolCallsOptions = {}) {
+    this.names = options.skills === undefined ? undefined : toolNameMap(options.skills, options);
     this.format = assertToolFormat(format, STREAMING_FORMATS) as "openai-chat" | "anthropic";
   }
 
@@ -46,7 +51,7 @@ export class ToolCallAccumulator {
       .map(([, call]) => {
         const text = call.argumentPieces.join("");
         const rawArguments = text === "" && call.startInput !== undefined ? call.startInput : text;
-        return createToolCall(call.id, call.name, rawArguments);
+        return createToolCall(call.id, call.name, rawArguments, this.names);
       });
   }
 

@@ -1,4 +1,4 @@
-import { decodeToolName } from "./tool-name.js";
+import type { ToolNameMap } from "@skillbox/core";
 
 /** One tool call of a model response, the same shape for every format. */
 export interface ToolCall {
@@ -9,16 +9,22 @@ export interface ToolCall {
   arguments: unknown;
   /** set when the arguments were not valid JSON */
   error?: string;
-  /** the decoded skill, if the name is a skill tool name */
+  /** the skill the name stands for, when the call was read with the offered skills' tool names */
   skill?: { name: string; version?: string };
 }
 
 /**
  * A {@link ToolCall} from its raw parts. `rawArguments` is a JSON string (OpenAI, streamed
  * Anthropic input) or an already parsed value (Anthropic, Gemini). An empty string means no
- * arguments (`{}`), which is what the providers send for a tool without parameters.
+ * arguments (`{}`), which is what the providers send for a tool without parameters. With `names`
+ * (the tool names the call's tools were listed with), a skill's call carries `skill`.
  */
-export function createToolCall(id: string, name: string, rawArguments: unknown): ToolCall {
+export function createToolCall(
+  id: string,
+  name: string,
+  rawArguments: unknown,
+  names?: ToolNameMap,
+): ToolCall {
   const call: ToolCall = { id, name, arguments: {} };
   if (typeof rawArguments === "string") {
     if (rawArguments.trim() !== "") {
@@ -32,7 +38,7 @@ export function createToolCall(id: string, name: string, rawArguments: unknown):
   } else if (rawArguments !== undefined && rawArguments !== null) {
     call.arguments = rawArguments;
   }
-  const skill = decodeToolName(name);
+  const skill = names?.reference(name);
   if (skill !== undefined) call.skill = skill;
   return call;
 }

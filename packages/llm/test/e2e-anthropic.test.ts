@@ -3,8 +3,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { Skill } from "@skillbox/core";
 import { runToolLoop } from "@skillbox/llm";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import type { ScriptedModelServer, ScriptedTurn } from "./fixtures/scripted-model-server.js";
 import { ADD, CLIENT_TOOL, createLoopTestBed, FAIL, GREET } from "./fixtures/tool-skills.js";
 

@@ -2,9 +2,9 @@
 // on loopback: Chat Completions and Responses, real host with a real SQLite audit trail.
 import type { Skill } from "@skillbox/core";
 import { runToolLoop } from "@skillbox/llm";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import type { ScriptedModelServer, ScriptedTurn } from "./fixtures/scripted-model-server.js";
 import { ADD, CLIENT_TOOL, createLoopTestBed, FAIL, GREET } from "./fixtures/tool-skills.js";
 

@@ -1,7 +1,7 @@
 import { SkillboxError, type SkillRegistration } from "@skillbox/core";
-import { encodeToolName, executeToolCalls, extractToolCalls, type ToolCall } from "@skillbox/llm";
+import { executeToolCalls, extractToolCalls, type ToolCall } from "@skillbox/llm";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 
 const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
 
@@ -59,16 +59,21 @@ describe("executeToolCalls", () => {
   it("runs skill calls as audited executions and leaves client tools alone, in the calls' order", async () => {
     const calls = [
       call("a", "get_time", {}),
-      call("b", encodeToolName("echo"), { msg: "latest" }),
-      call("c", encodeToolName("echo", "1.0.0"), { msg: "pinned" }),
-      call("d", encodeToolName("shout"), { input: "hey" }),
+      call("b", "echo", { msg: "latest" }),
+      call("c", "echo_v1_0_0", { msg: "pinned" }),
+      call("d", "shout", { input: "hey" }),
     ];
-    const results = await executeToolCalls(calls, {
+    const unpinned = await executeToolCalls(calls, {
       executor: host.executor,
       apiKeyId: "bob",
       sessionId: "s-1",
     });
-    expect(results.map((result) => result.call.id)).toEqual(["a", "b", "c", "d"]);
+    // Tools named as `toTools(skills, format, { pinVersions: true })` names them.
+    const pinned = await executeToolCalls(calls, { executor: host.executor, pinVersions: true });
+    const results = [unpinned[0], unpinned[1], pinned[2], unpinned[3]];
+    expect(unpinned[2]).toMatchObject({ handled: false });
+    expect(pinned[1]).toMatchObject({ handled: false });
+    expect(results.map((result) => result?.call.id)).toEqual(["a", "b", "c", "d"]);
     expect(results[0]).toEqual({ call: calls[0], handled: false, ok: false });
     expect(results[1]).toMatchObject({
       handled: true,
@@ -90,31 +95,48 @@ describe("executeToolCalls", () => {
     });
   });
 
-  it("never runs another owner's skill, a missing version or bad JSON", async () => {
+  it("never runs another owner's offered skill, a missing version, an unoffered name or bad JSON", async () => {
     const [badJson] = extractToolCalls(
       {
         choices: [
           {
             message: {
-              tool_calls: [
-                { id: "x", type: "function", function: { name: "skillbox_echo", arguments: "{" } },
-              ],
+              tool_calls: [{ id: "x", type: "function", function: { name: "echo", arguments: "{" } }],
             },
           },
         ],
       },
       "openai-chat",
     );
-    const calls = [
-      call("a", encodeToolName("alice-only"), { msg: "hi" }),
-      call("b", encodeToolName("echo", "9.9.9"), { msg: "hi" }),
-      badJson as ToolCall,
-    ];
-    const results = await executeToolCalls(calls, { executor: host.executor, apiKeyId: "bob" });
-    expect(results.map((result) => [result.handled, result.ok, result.error?.code])).toEqual([
-      [true, false, "SKILL_NOT_FOUND"],
+    // Offered as tools (alice's list, a version that is gone), then called as bob.
+    const offered = [...host.registry.list("alice"), { name: "echo", version: "9.9.9" }];
+    const calls = [call("a", "alice-only", { msg: "hi" }), badJson as ToolCall];
+    const results = await executeToolCalls(calls, {
+      executor: host.executor,
+      apiKeyId: "bob",
+      skills: offered,
+    });
+    const [missingVersion] = await executeToolCalls([call("b", "echo_v9_9_9", { msg: "hi" })], {
+      executor: host.executor,
+      skills: offered,
+      pinVersions: true,
+    });
+    // Not among bob's visible skills, so not a skill tool at all: the client's to run.
+    const [unoffered] = await executeToolCalls([calls[0] as ToolCall], {
+      executor: host.executor,
+      apiKeyId: "bob",
+    });
+    expect(
+      [...results, missingVersion, unoffered].map((result) => [
+        result?.handled,
+        result?.ok,
+        result?.error?.code,
+      ]),
+    ).toEqual([
       [true, false, "SKILL_NOT_FOUND"],
       [true, false, "TOOL_ARGUMENTS_INVALID"],
+      [true, false, "SKILL_NOT_FOUND"],
+      [false, false, undefined],
     ]);
     expect(host.executor.countExecutions()).toBe(0);
 
@@ -127,7 +149,7 @@ describe("executeToolCalls", () => {
 
   it("reports failed executions with their code and execution id", async () => {
     const results = await executeToolCalls(
-      [call("a", encodeToolName("limited"), { msg: "x" }), call("b", encodeToolName("echo"), { wrong: 1 })],
+      [call("a", "limited", { msg: "x" }), call("b", "echo", { wrong: 1 })],
       { executor: host.executor },
     );
     expect(results[0]).toMatchObject({
@@ -139,19 +161,41 @@ describe("executeToolCalls", () => {
     expect(results[1]).toMatchObject({ handled: true, ok: false, error: { code: "INPUT_INVALID" } });
   });
 
-  it("recognises a hashed long name through the caller's visible skills", async () => {
-    const name = `@long-organisation/${"very-long-skill-name-".repeat(4)}end`;
-    const toolName = encodeToolName(name);
+  it("reads a cut long name through the caller's visible skills", async () => {
+    const toolName = `long-organisation__${"very-long-skill-name-".repeat(4)}end`.slice(0, 64);
     const [result] = await executeToolCalls([call("a", toolName, { msg: "far" })], {
       executor: host.executor,
     });
     expect(result).toMatchObject({ handled: true, ok: true, output: { echoed: "far" } });
   });
 
-  it("runs at most `concurrency` calls at a time", async () => {
-    const calls = Array.from({ length: 10 }, (_, index) =>
-      call(`c${index}`, encodeToolName("slow"), { msg: `${index}` }),
+  it("reads a dotted name and both sides of a collision back to their skills", async () => {
+    host.registry.registerMany([
+      skill({ name: "github.issues" }),
+      skill({ name: "a.b", version: "1.0.0" }),
+      skill({ name: "a_b", version: "3.0.0" }),
+    ]);
+    const results = await executeToolCalls(
+      [
+        call("a", "github_issues", { msg: "dotted" }),
+        call("b", "a_b", { msg: "plain" }),
+        call("c", "a_b_2", { msg: "dot" }),
+      ],
+      { executor: host.executor },
     );
+    expect(results.map((result) => result.output)).toEqual([
+      { echoed: "dotted", version: "1.0.0" },
+      { echoed: "plain", version: "3.0.0" },
+      { echoed: "dot", version: "1.0.0" },
+    ]);
+    const executed = results.map(
+      (result) => host.executor.getExecution(result.executionId as string)?.skillName,
+    );
+    expect(executed).toEqual(["github.issues", "a_b", "a.b"]);
+  });
+
+  it("runs at most `concurrency` calls at a time", async () => {
+    const calls = Array.from({ length: 10 }, (_, index) => call(`c${index}`, "slow", { msg: `${index}` }));
     const results = await executeToolCalls(calls, { executor: host.executor, concurrency: 2 });
     expect(results.map((result) => result.output)).toEqual([
       "0",
@@ -176,7 +220,7 @@ describe("executeToolCalls", () => {
   it("reports calls cancelled by the signal as failures", async () => {
     const controller = new AbortController();
     controller.abort();
-    const [result] = await executeToolCalls([call("a", encodeToolName("slow"), { msg: "x" })], {
+    const [result] = await executeToolCalls([call("a", "slow", { msg: "x" })], {
       executor: host.executor,
       signal: controller.signal,
     });

@@ -1,6 +1,13 @@
 import { extractToolCalls } from "@skillbox/llm";
 import { describe, expect, it } from "vitest";
 
+/** The skills the responses' tools were listed from (`toTools(SKILLS, format)`). */
+const SKILLS = [
+  { name: "echo", version: "1.0.0" },
+  { name: "@acme/weather", version: "2.0.0" },
+  { name: "github.issues", version: "1.0.0" },
+];
+
 /** Shaped like a Chat Completions response with parallel tool calls (a skill, a client tool, bad JSON). */
 const chatResponse = {
   id: "chatcmpl-9abc",
@@ -18,7 +25,7 @@ const chatResponse = {
           {
             id: "call_echo",
             type: "function",
-            function: { name: "skillbox_echo", arguments: '{"msg":"hi"}' },
+            function: { name: "echo", arguments: '{"msg":"hi"}' },
           },
           {
             id: "call_time",
@@ -28,7 +35,7 @@ const chatResponse = {
           {
             id: "call_bad",
             type: "function",
-            function: { name: "skillbox_echo_v1_0_0", arguments: '{"msg": "cut' },
+            function: { name: "echo", arguments: '{"msg": "cut' },
           },
         ],
       },
@@ -50,7 +57,7 @@ const responsesResponse = {
       type: "function_call",
       id: "fc_1",
       call_id: "call_weather",
-      name: "skillbox_acme_sweather",
+      name: "acme__weather",
       arguments: '{"city":"Paris"}',
       status: "completed",
     },
@@ -58,7 +65,7 @@ const responsesResponse = {
       type: "function_call",
       id: "fc_2",
       call_id: "call_empty",
-      name: "skillbox_github_dissues",
+      name: "github_issues",
       arguments: "",
       status: "completed",
     },
@@ -81,7 +88,7 @@ const anthropicResponse = {
   stop_sequence: null,
   content: [
     { type: "text", text: "I'll look both up." },
-    { type: "tool_use", id: "toolu_01A", name: "skillbox_acme_sweather", input: { city: "Paris" } },
+    { type: "tool_use", id: "toolu_01A", name: "acme__weather", input: { city: "Paris" } },
     { type: "tool_use", id: "toolu_01B", name: "get_time", input: {} },
   ],
   usage: { input_tokens: 472, output_tokens: 91 },
@@ -94,8 +101,8 @@ const geminiResponse = {
         role: "model",
         parts: [
           { text: "Sure." },
-          { functionCall: { name: "skillbox_echo", args: { msg: "one" } } },
-          { functionCall: { name: "skillbox_echo", args: { msg: "two" } } },
+          { functionCall: { name: "echo", args: { msg: "one" } } },
+          { functionCall: { name: "echo", args: { msg: "two" } } },
           { functionCall: { id: "fc-gemini-7", name: "get_time", args: { zone: "CET" } } },
         ],
       },
@@ -109,10 +116,10 @@ const geminiResponse = {
 
 describe("extractToolCalls", () => {
   it("reads parallel Chat Completions tool calls, skills and client tools alike, keeping bad JSON as an error", () => {
-    const [echo, time, bad] = extractToolCalls(chatResponse, "openai-chat");
+    const [echo, time, bad] = extractToolCalls(chatResponse, "openai-chat", { skills: SKILLS });
     expect(echo).toEqual({
       id: "call_echo",
-      name: "skillbox_echo",
+      name: "echo",
       arguments: { msg: "hi" },
       skill: { name: "echo" },
     });
@@ -120,28 +127,28 @@ describe("extractToolCalls", () => {
     expect(bad).toMatchObject({
       id: "call_bad",
       arguments: '{"msg": "cut',
-      skill: { name: "echo", version: "1.0.0" },
+      skill: { name: "echo" },
       error: expect.stringContaining("not valid JSON"),
     });
   });
 
   it("reads Responses API function_call items by call_id and treats empty arguments as {}", () => {
-    expect(extractToolCalls(responsesResponse, "openai-responses")).toEqual([
+    expect(extractToolCalls(responsesResponse, "openai-responses", { skills: SKILLS })).toEqual([
       {
         id: "call_weather",
-        name: "skillbox_acme_sweather",
+        name: "acme__weather",
         arguments: { city: "Paris" },
         skill: { name: "@acme/weather" },
       },
-      { id: "call_empty", name: "skillbox_github_dissues", arguments: {}, skill: { name: "github.issues" } },
+      { id: "call_empty", name: "github_issues", arguments: {}, skill: { name: "github.issues" } },
     ]);
   });
 
   it("reads Anthropic tool_use blocks", () => {
-    expect(extractToolCalls(anthropicResponse, "anthropic")).toEqual([
+    expect(extractToolCalls(anthropicResponse, "anthropic", { skills: SKILLS })).toEqual([
       {
         id: "toolu_01A",
-        name: "skillbox_acme_sweather",
+        name: "acme__weather",
         arguments: { city: "Paris" },
         skill: { name: "@acme/weather" },
       },
@@ -150,11 +157,28 @@ describe("extractToolCalls", () => {
   });
 
   it("reads Gemini functionCall parts, making up ids from name and position when absent", () => {
-    expect(extractToolCalls(geminiResponse, "gemini")).toEqual([
-      { id: "skillbox_echo-0", name: "skillbox_echo", arguments: { msg: "one" }, skill: { name: "echo" } },
-      { id: "skillbox_echo-1", name: "skillbox_echo", arguments: { msg: "two" }, skill: { name: "echo" } },
+    expect(extractToolCalls(geminiResponse, "gemini", { skills: SKILLS })).toEqual([
+      { id: "echo-0", name: "echo", arguments: { msg: "one" }, skill: { name: "echo" } },
+      { id: "echo-1", name: "echo", arguments: { msg: "two" }, skill: { name: "echo" } },
       { id: "fc-gemini-7", name: "get_time", arguments: { zone: "CET" } },
     ]);
+  });
+
+  it("marks skill calls only through the offered skills' tool names, pinned ones included", () => {
+    // Without the skills a name is just a name: `echo` could be a tool of the client.
+    expect(extractToolCalls(anthropicResponse, "anthropic").map((call) => call.skill)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    const pinned = {
+      content: [
+        { type: "tool_use", id: "a", name: "echo_v1_0_0", input: {} },
+        { type: "tool_use", id: "b", name: "echo", input: {} },
+      ],
+    };
+    expect(
+      extractToolCalls(pinned, "anthropic", { skills: SKILLS, pinVersions: true }).map((call) => call.skill),
+    ).toEqual([{ name: "echo", version: "1.0.0" }, undefined]);
   });
 
   it("returns no calls for a plain text answer or a response of another shape", () => {

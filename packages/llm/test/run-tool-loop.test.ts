@@ -1,7 +1,7 @@
 import type { Skill, SkillRegistration } from "@skillbox/core";
 import { runToolLoop, type ToolFormat } from "@skillbox/llm";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 
 const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
 
@@ -204,8 +204,8 @@ const scripts: FormatScript[] = [
 describe.each(scripts)("runToolLoop ($format)", (script) => {
   it("runs parallel skill calls, sends their results back and stops when the model answers", async () => {
     const first = script.callsResponse([
-      { id: "call_1", name: "skillbox_echo", msg: "one" },
-      { id: "call_2", name: "skillbox_echo", msg: "two" },
+      { id: "call_1", name: "echo", msg: "one" },
+      { id: "call_2", name: "echo", msg: "two" },
     ]);
     const model = scriptedModel([first, script.finalResponse]);
     const outcome = await runToolLoop({
@@ -221,8 +221,8 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
       response: script.finalResponse,
     });
     const turns = script.expectedTurns(first, [
-      { id: "call_1", name: "skillbox_echo", content: { echoed: "one" } },
-      { id: "call_2", name: "skillbox_echo", content: { echoed: "two" } },
+      { id: "call_1", name: "echo", content: { echoed: "one" } },
+      { id: "call_2", name: "echo", content: { echoed: "two" } },
     ]);
     expect(model.requests[0]?.messages).toEqual([script.user]);
     expect(model.requests[1]?.messages).toEqual([script.user, ...turns]);
@@ -233,7 +233,7 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
 
   it("stops at a client tool after running the skill calls of the same response", async () => {
     const first = script.callsResponse([
-      { id: "call_1", name: "skillbox_echo", msg: "one" },
+      { id: "call_1", name: "echo", msg: "one" },
       { id: "call_2", name: "get_time", msg: "now" },
     ]);
     const model = scriptedModel([first]);
@@ -247,15 +247,34 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
     expect(outcome).toMatchObject({ steps: 1, stoppedBecause: "client-tools", response: first });
     expect(outcome.messages).toEqual([
       script.user,
-      ...script.expectedTurns(first, [{ id: "call_1", name: "skillbox_echo", content: { echoed: "one" } }]),
+      ...script.expectedTurns(first, [{ id: "call_1", name: "echo", content: { echoed: "one" } }]),
     ]);
   });
 
-  it("refuses skills that were not offered and reports invalid input, then stops at maxSteps", async () => {
+  it("leaves a skill that was not offered to the client, never running it", async () => {
     const first = script.callsResponse([
-      { id: "call_1", name: "skillbox_hidden", msg: "sneaky" },
-      { id: "call_2", name: "skillbox_echo", bad: '{"msg":' },
+      { id: "call_1", name: "hidden", msg: "sneaky" },
+      { id: "call_2", name: "echo", msg: "one" },
     ]);
+    const model = scriptedModel([first]);
+    const outcome = await runToolLoop({
+      format: script.format,
+      send: model.send,
+      messages: [script.user],
+      skills,
+      executor: host.executor,
+    });
+    // `hidden` is registered but not offered: to the loop it is a name like any tool of the client.
+    expect(outcome).toMatchObject({ steps: 1, stoppedBecause: "client-tools" });
+    expect(outcome.messages).toEqual([
+      script.user,
+      ...script.expectedTurns(first, [{ id: "call_2", name: "echo", content: { echoed: "one" } }]),
+    ]);
+    expect(host.executor.listExecutions().some((execution) => execution.skillName === "hidden")).toBe(false);
+  });
+
+  it("reports invalid input to the model, then stops at maxSteps", async () => {
+    const first = script.callsResponse([{ id: "call_2", name: "echo", bad: '{"msg":' }]);
     const model = scriptedModel([first, first, first]);
     const outcome = await runToolLoop({
       format: script.format,
@@ -269,9 +288,25 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
     // Only the first response's calls ran: the budget stops before running the last one's.
     expect(outcome.messages).toHaveLength(model.requests[1]?.messages.length ?? -1);
     const sent = JSON.stringify(model.requests[1]?.messages);
-    expect(sent).toContain("SKILL_NOT_FOUND");
     expect(sent).toMatch(/TOOL_ARGUMENTS_INVALID|INPUT_INVALID/);
-    expect(host.executor.listExecutions().some((execution) => execution.skillName === "hidden")).toBe(false);
+    expect(host.executor.countExecutions({ status: "success" })).toBe(0);
+  });
+
+  it("offers a dotted skill as its plain name and runs its calls", async () => {
+    host.registry.registerMany([skill({ name: "github.issues" })]);
+    const offered = host.registry.list("public").filter((entry) => entry.name === "github.issues");
+    const first = script.callsResponse([{ id: "call_1", name: "github_issues", msg: "open" }]);
+    const model = scriptedModel([first, script.finalResponse]);
+    const outcome = await runToolLoop({
+      format: script.format,
+      send: model.send,
+      messages: [script.user],
+      skills: offered,
+      executor: host.executor,
+    });
+    expect(JSON.stringify(model.requests[0]?.tools)).toContain('"name":"github_issues"');
+    expect(outcome.stoppedBecause).toBe("no-tool-calls");
+    expect(host.executor.listExecutions().map((execution) => execution.skillName)).toEqual(["github.issues"]);
   });
 });
 

@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 
 const echoCall: ToolCall = {
   id: "call_1",
-  name: "skillbox_echo",
+  name: "echo",
   arguments: { msg: "hi" },
   skill: { name: "echo" },
 };
 const failedCall: ToolCall = {
   id: "call_2",
-  name: "skillbox_limited",
+  name: "limited",
   arguments: {},
   skill: { name: "limited" },
 };
@@ -63,7 +63,7 @@ describe("toToolResults", () => {
 
   it("writes Gemini functionResponse parts, echoing only ids Gemini sent", () => {
     const geminiResults: ToolResult[] = [
-      { call: { ...echoCall, id: "skillbox_echo-0" }, handled: true, ok: true, output: "hi" },
+      { call: { ...echoCall, id: "echo-0" }, handled: true, ok: true, output: "hi" },
       {
         call: { ...failedCall, id: "gemini-id-9" },
         handled: true,
@@ -75,10 +75,10 @@ describe("toToolResults", () => {
       {
         role: "user",
         parts: [
-          { functionResponse: { name: "skillbox_echo", response: { output: "hi" } } },
+          { functionResponse: { name: "echo", response: { output: "hi" } } },
           {
             functionResponse: {
-              name: "skillbox_limited",
+              name: "limited",
               response: { error: { code: "X", message: "y" } },
               id: "gemini-id-9",
             },

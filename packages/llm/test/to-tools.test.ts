@@ -1,5 +1,5 @@
 import type { Skill } from "@skillbox/core";
-import { toGeminiSchema, toTools } from "@skillbox/llm";
+import { extractToolCalls, toGeminiSchema, toTools } from "@skillbox/llm";
 import { describe, expect, it } from "vitest";
 
 function makeSkill(overrides: Partial<Skill> & Pick<Skill, "name">): Skill {
@@ -33,7 +33,7 @@ describe("toTools", () => {
     expect(toTools(skills, "openai-chat")).toEqual([
       {
         type: "function",
-        function: { name: "skillbox_echo", description: "The echo skill", parameters: echoParameters },
+        function: { name: "echo", description: "The echo skill", parameters: echoParameters },
       },
     ]);
   });
@@ -43,14 +43,14 @@ describe("toTools", () => {
     expect(tools).toEqual([
       {
         type: "function",
-        name: "skillbox_echo_v2_0_0",
+        name: "echo_v2_0_0",
         description: "The echo skill",
         parameters: echoParameters,
         strict: false,
       },
       {
         type: "function",
-        name: "skillbox_echo_v1_0_0",
+        name: "echo_v1_0_0",
         description: "The echo skill",
         parameters: echoParameters,
         strict: false,
@@ -61,7 +61,7 @@ describe("toTools", () => {
   it("writes Anthropic tools with input_schema", () => {
     expect(toTools([makeSkill({ name: "@acme/weather" })], "anthropic")).toEqual([
       {
-        name: "skillbox_acme_sweather",
+        name: "acme__weather",
         description: "The @acme/weather skill",
         input_schema: echoParameters,
       },
@@ -76,8 +76,8 @@ describe("toTools", () => {
     expect(tools).toEqual([
       {
         functionDeclarations: [
-          { name: "skillbox_echo", description: "The echo skill", parameters: echoParameters },
-          { name: "skillbox_github_dissues", description: "The github.issues skill" },
+          { name: "echo", description: "The echo skill", parameters: echoParameters },
+          { name: "github_issues", description: "The github.issues skill" },
         ],
       },
     ]);
@@ -88,7 +88,7 @@ describe("toTools", () => {
     const shout = makeSkill({ name: "shout", schema: { input: { type: "string", minLength: 1 } } });
     expect(toTools([shout], "anthropic")).toEqual([
       {
-        name: "skillbox_shout",
+        name: "shout",
         description: "The shout skill",
         input_schema: {
           type: "object",
@@ -107,11 +107,29 @@ describe("toTools", () => {
     expect(tool).toEqual({
       type: "function",
       function: {
-        name: "skillbox_any",
+        name: "any",
         description: "Runs the skill any",
         parameters: { type: "object", properties: {} },
       },
     });
+  });
+
+  it("names colliding skills apart, the same way in every format, and extractToolCalls reads them back", () => {
+    const offered = [makeSkill({ name: "a.b" }), makeSkill({ name: "a_b" }), makeSkill({ name: "9lives" })];
+    const names = (toTools(offered, "anthropic") as Array<{ name: string }>).map((tool) => tool.name);
+    expect(names).toEqual(["a_b_2", "a_b", "_9lives"]);
+    const reversed = (toTools([...offered].reverse(), "openai-responses") as Array<{ name: string }>).map(
+      (tool) => tool.name,
+    );
+    expect(reversed).toEqual(["_9lives", "a_b", "a_b_2"]);
+    const response = {
+      content: names.map((name, index) => ({ type: "tool_use", id: `t${index}`, name, input: {} })),
+    };
+    expect(extractToolCalls(response, "anthropic", { skills: offered }).map((call) => call.skill)).toEqual([
+      { name: "a.b" },
+      { name: "a_b" },
+      { name: "9lives" },
+    ]);
   });
 
   it("rejects an unknown format with TOOL_FORMAT_INVALID", () => {

@@ -17,14 +17,18 @@ function chatChunk(toolCalls: unknown[] | undefined, extra: Record<string, unkno
   };
 }
 
+/** The skills the streamed tools were listed from. */
+const SKILLS = [
+  { name: "echo", version: "1.0.0" },
+  { name: "@acme/weather", version: "1.0.0" },
+];
+
 describe("ToolCallAccumulator", () => {
   it("joins OpenAI Chat deltas of two interleaved calls split mid-argument", () => {
-    const accumulator = new ToolCallAccumulator("openai-chat");
+    const accumulator = new ToolCallAccumulator("openai-chat", { skills: SKILLS });
     const chunks = [
       chatChunk(undefined, { role: "assistant", content: null }),
-      chatChunk([
-        { index: 0, id: "call_a", type: "function", function: { name: "skillbox_echo", arguments: "" } },
-      ]),
+      chatChunk([{ index: 0, id: "call_a", type: "function", function: { name: "echo", arguments: "" } }]),
       chatChunk([{ index: 0, function: { arguments: '{"ms' } }]),
       chatChunk([
         { index: 1, id: "call_b", type: "function", function: { name: "get_time", arguments: '{"zo' } },
@@ -37,7 +41,7 @@ describe("ToolCallAccumulator", () => {
     ];
     for (const chunk of chunks) accumulator.push(chunk);
     expect(accumulator.toolCalls()).toEqual([
-      { id: "call_a", name: "skillbox_echo", arguments: { msg: 'café "ok"' }, skill: { name: "echo" } },
+      { id: "call_a", name: "echo", arguments: { msg: 'café "ok"' }, skill: { name: "echo" } },
       { id: "call_b", name: "get_time", arguments: { zone: "UTC" } },
     ]);
   });
@@ -45,7 +49,7 @@ describe("ToolCallAccumulator", () => {
   it("reports a call whose streamed arguments never became valid JSON", () => {
     const accumulator = new ToolCallAccumulator("openai-chat");
     accumulator.push(
-      chatChunk([{ index: 0, id: "call_a", function: { name: "skillbox_echo", arguments: '{"msg":' } }]),
+      chatChunk([{ index: 0, id: "call_a", function: { name: "echo", arguments: '{"msg":' } }]),
     );
     const [call] = accumulator.toolCalls();
     expect(call?.error).toContain("not valid JSON");
@@ -53,7 +57,7 @@ describe("ToolCallAccumulator", () => {
   });
 
   it("joins Anthropic input_json_delta events per content block", () => {
-    const accumulator = new ToolCallAccumulator("anthropic");
+    const accumulator = new ToolCallAccumulator("anthropic", { skills: SKILLS });
     const events = [
       { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [] } },
       { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
@@ -62,7 +66,7 @@ describe("ToolCallAccumulator", () => {
       {
         type: "content_block_start",
         index: 1,
-        content_block: { type: "tool_use", id: "toolu_1", name: "skillbox_acme_sweather", input: {} },
+        content_block: { type: "tool_use", id: "toolu_1", name: "acme__weather", input: {} },
       },
       { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "" } },
       {
@@ -89,7 +93,7 @@ describe("ToolCallAccumulator", () => {
     expect(accumulator.toolCalls()).toEqual([
       {
         id: "toolu_1",
-        name: "skillbox_acme_sweather",
+        name: "acme__weather",
         arguments: { city: "Paris" },
         skill: { name: "@acme/weather" },
       },

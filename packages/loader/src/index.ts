@@ -8,6 +8,11 @@ export type {
   SkillLoaderEvents,
 } from "./loader-types.js";
 export {
+  firstSchemaDifference,
+  type SchemaComparisonOptions,
+  type SchemaDifference,
+} from "./manifest/compare-json-schemas.js";
+export {
   type InterceptorManifest,
   interceptorManifestSchema,
   type SkillManifest,
@@ -20,10 +25,15 @@ export {
   readPackage,
   type SkillPackage,
 } from "./manifest/read-package.js";
+export {
+  needsModuleForSchemas,
+  resolveSkillSchemas,
+  type SkillSchemas,
+} from "./manifest/skill-schemas.js";
 export { LOADER_MARK } from "./manifest/to-registration.js";
 export { checkSyntax } from "./module/check-syntax.js";
 export { importFresh } from "./module/import-fresh.js";
-export { importInterceptorModule } from "./module/import-package-module.js";
+export { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
 export { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
 export {
   type SkillWatcher,

@@ -54,6 +54,9 @@ export interface SkillLoaderEvents {
   reloaded: [LoadedPackage];
   removed: [LoadedPackage];
   error: [FailedPackage];
-  /** Emitted once per link or package when a walk of a package leaves something out (see `LoadWarning`). */
+  /**
+   * Emitted for each configured folder that does not exist on every full load, and once per link
+   * or package when a walk of a package leaves something out (see `LoadWarning`).
+   */
   warning: [LoadWarning];
 }

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { existsSync, realpathSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import {
+  type DefinedSkill,
   type Interceptor,
   type Skill,
   type SkillExecutor,
@@ -33,6 +34,7 @@ import {
   readPackage,
   type SkillPackage,
 } from "./manifest/read-package.js";
+import { needsModuleForSchemas, resolveSkillSchemas } from "./manifest/skill-schemas.js";
 import { LOADER_MARK, type RegistrationContext, toRegistration } from "./manifest/to-registration.js";
 import { checkSyntax } from "./module/check-syntax.js";
 import { ForeignHandlers } from "./module/foreign-handlers.js";
@@ -120,9 +122,14 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     // From here on this process serves, of the loader-managed skills, only those its loaders'
     // folders provide: an earlier run's or another process's folders are not served here.
     serveOrigins(this.registry, this.owner, this.managedOrigins());
-    const report: LoadReport = { loaded: [], failed: [], removed: [], warnings: this.missingFolders() };
+    const missingFolders = this.missingFolders();
+    const report: LoadReport = { loaded: [], failed: [], removed: [], warnings: [...missingFolders] };
     this.loadWarnings = report.warnings;
     const roots = await this.discover();
+    // A folder that does not exist is most often a typo or the wrong working directory: say so
+    // as it happens too, not only in the report. After an await, so that the listeners of a
+    // watcher created in the same tick hear it.
+    for (const warning of missingFolders) this.emit("warning", warning);
     const prepared: PreparedPackage[] = [];
     // Every member of a bundle hashes the whole bundle: once per bundle is enough for one load.
     const codeHashes = new Map<string, Promise<string>>();
@@ -428,12 +435,13 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     const codeHash = await hashing;
     // Code of worker and container skills never runs on the host: on reload it is only
     // syntax-checked. Without schemas in the manifest they come from defineSkill in the module,
-    // which then has to be imported here once.
+    // which then has to be imported here once. Whenever the module is imported, its defineSkill
+    // schemas are checked against the manifest's (`resolveSkillSchemas`).
     const runsOnHost = (descriptor.manifest.runtime ?? "inline") === "inline";
-    if (eager && !runsOnHost && descriptor.manifest.input !== undefined)
-      await checkSyntax(descriptor.handlerPath);
+    const forSchemas = needsModuleForSchemas(descriptor);
+    if (eager && !runsOnHost && !forSchemas) await checkSyntax(descriptor.handlerPath);
     const module =
-      (eager && runsOnHost) || descriptor.manifest.input === undefined
+      (eager && runsOnHost) || forSchemas
         ? await importSkillModule(descriptor.handlerPath, { root: codeRoot })
         : undefined;
     // Watched packages that run off the host are served from a snapshot of this version.
@@ -445,6 +453,8 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       descriptor,
       registration: this.registrationOf(descriptor, {
         codeHash,
+        // A start and a reload register the same schemas: defineSkill's count only where the
+        // manifest declares none, and must agree with it elsewhere (see resolveSkillSchemas).
         defined: module?.defined,
         owner: this.owner,
         origin: this.originOf(descriptor.root),
@@ -591,10 +601,15 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     const state = this.loadedVersionOf(skill);
     if (state !== undefined) {
       if (state.handler !== undefined) return state.handler;
-      state.handlerLoading ??= importSkillModule(state.descriptor.handlerPath, {
-        root: codeRootOf(state.descriptor.root),
+      const { descriptor } = state;
+      state.handlerLoading ??= importSkillModule(descriptor.handlerPath, {
+        root: codeRootOf(descriptor.root),
       }).then(
-        ({ handler }) => {
+        ({ handler, defined }) => {
+          // Imported lazily, so compared now: a module whose defineSkill schemas disagree with
+          // the manifest never runs, and every call names both places until the package changes.
+          if (descriptor.kind === "skill" && defined !== undefined)
+            this.checkSchemasAgree(descriptor, defined);
           state.handler = handler;
           state.handlerLoading = undefined;
           return handler;
@@ -618,6 +633,16 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       metadata.codeHash ?? skill.contentHash,
       metadata.codeRoot ?? metadata.root,
     );
+  }
+
+  /** Throws (and reports) the `MANIFEST_INVALID` of a module whose schemas disagree with the manifest's. */
+  private checkSchemasAgree(descriptor: SkillPackage, defined: DefinedSkill): void {
+    try {
+      resolveSkillSchemas(descriptor, defined);
+    } catch (error) {
+      this.emitError(failure(descriptor.root, error));
+      throw error;
+    }
   }
 
   private emitError(failed: FailedPackage): void {

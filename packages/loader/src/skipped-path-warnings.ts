@@ -4,7 +4,7 @@ import { displayPath } from "./manifest/read-package.js";
 import { MAX_PACKAGE_FILES, type SkippedPackagePath } from "./module/hash-package-files.js";
 
 /** How many loops or limits of one package a walk names; the rest are summed up in one more warning. */
-export const MAX_NAMED_SKIPPED_PATHS = 20;
+const MAX_NAMED_SKIPPED_PATHS = 20;
 
 /** The warning for one loop or limit a walk of the package at `codeRoot` left out. */
 function warningOf(codeRoot: string, entry: SkippedPackagePath): LoadWarning {

@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { SkillboxError, type SkillExecution, toCallerExecution } from "@skillbox/core";
 import { loadSkills, type SkillLoader, type SkillWatcher, watchSkills } from "@skillbox/loader";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import type { TreeContent } from "@skillbox/test-helpers/temporary-tree";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import type { TreeContent } from "../../../test/helpers/temporary-tree.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
 import { nextEvent, recordEvents, skillFolder } from "./loader-fixtures.js";
 
 /** The real policy plugin: the test packages re-export it, so its own option checks run. */

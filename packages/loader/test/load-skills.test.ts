@@ -8,9 +8,9 @@ import {
   loadSkills,
   type SkillLoaderOptions,
 } from "@skillbox/loader";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
 import { MAX_PACKAGE_DEPTH } from "../src/discovery/is-symlink-loop.js";
 import { MAX_PACKAGE_FILES } from "../src/module/hash-package-files.js";
 import { MESSAGE_INPUT, skillFolder, skillManifest, taggingInterceptorFolder } from "./loader-fixtures.js";
@@ -252,7 +252,8 @@ describe("loadSkills", () => {
           "export default defineSkill({",
           '  description: "From the code",',
           "  timeoutMs: 9000,",
-          "  input: z.object({ msg: z.string(), extra: z.number() }),",
+          // The schemas must agree with the manifest's (see manifest/schema-sources.test.ts).
+          "  input: z.object({ msg: z.string() }),",
           "  handler: (input) => ({ msg: input.msg }),",
           "});",
           "",

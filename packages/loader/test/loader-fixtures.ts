@@ -1,5 +1,5 @@
 import type { SkillLoader, SkillWatcher, SkillWatcherEvents } from "@skillbox/loader";
-import type { TreeContent } from "../../../test/helpers/temporary-tree.js";
+import type { TreeContent } from "@skillbox/test-helpers/temporary-tree";
 
 /** Every payload a loader or watcher emitted, by event, in order. */
 export interface RecordedEvents {

@@ -1,7 +1,7 @@
 import { createSkillHost, type SkillHost } from "@skillbox/core";
 import { type LoadSkillsResult, loadSkills, type SkillLoaderOptions } from "@skillbox/loader";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
 import { skillFolder } from "./loader-fixtures.js";
 
 let tree: TemporaryTree;

@@ -1,9 +1,9 @@
 import { renameSync } from "node:fs";
 import { createSkillHost, type RegistryChange, type SkillHost } from "@skillbox/core";
 import { SkillLoader, type SkillLoaderOptions } from "@skillbox/loader";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
 import {
   recordEvents,
   replyHandler,

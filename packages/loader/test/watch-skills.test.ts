@@ -6,10 +6,10 @@ import {
   type WatchSkillsOptions,
   watchSkills,
 } from "@skillbox/loader";
+import { makeSymlinkRing } from "@skillbox/test-helpers/symlink-ring";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeSymlinkRing } from "../../../test/helpers/symlink-ring.js";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
 import {
   nextEvent,
   type RecordedEvents,

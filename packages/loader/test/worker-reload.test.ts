@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { type SkillWatcher, type WatchSkillsOptions, watchSkills } from "@skillbox/loader";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../test/helpers/temporary-tree.js";
 import { nextEvent, type RecordedEvents, recordEvents, skillManifest } from "./loader-fixtures.js";
 
 let tree: TemporaryTree;

@@ -4,8 +4,7 @@
 // is ready before its job arrives), then reads one job as JSON from stdin: { input, context },
 // and prints one result line: {"ok":true,"output":…} or {"ok":false,"error":{…}}. Everything
 // the handler prints goes to stderr, where JSON lines are the handler's log entries.
-import { fileURLToPath } from "node:url";
-import { createLogger, importHandler, serializeError } from "@skillbox/core/handler-module";
+import { createLogger, importHandler, packagePathOf, serializeError } from "@skillbox/core/handler-module";
 
 const writeResult = process.stdout.write.bind(process.stdout);
 // The handler's console.log and stray writes must not corrupt the result line.
@@ -35,10 +34,25 @@ async function readStdin() {
 }
 
 const modulePath = process.argv[2];
-// Handlers import `@skillbox/core`; inside the sandbox that is the light entry, which needs
-// neither SQLite nor worker threads.
-const lightCore = fileURLToPath(import.meta.resolve("@skillbox/core/handler"));
-const loading = importHandler(modulePath, { "@skillbox/core": lightCore }).then(
+// Where the skill's folder is mounted here, and where it is on the host (`handler-sandbox-plan.ts`
+// sets both), so that a load failure names the files the user edits.
+const { SKILLBOX_SKILL_MOUNT: skillMount, SKILLBOX_SKILL_SOURCE: skillSource } = process.env;
+const onHost = (path) =>
+  packagePathOf(
+    skillMount !== undefined &&
+      skillSource !== undefined &&
+      (path === skillMount || path.startsWith(`${skillMount}/`))
+      ? `${skillSource}${path.slice(skillMount.length)}`
+      : path,
+  );
+// Handlers import `@skillbox/core` and `@skillbox/core/handler`; inside the sandbox both are the
+// runner's light entry, which needs neither SQLite nor worker threads, whatever the skill installed.
+const loading = importHandler(modulePath, {
+  lightCore: true,
+  ...(skillMount === undefined ? {} : { root: skillMount }),
+  hostPath: onHost,
+  relativeToCwd: false,
+}).then(
   (handler) => ({ handler }),
   (error) => ({ error }),
 );

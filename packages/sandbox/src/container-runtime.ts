@@ -77,7 +77,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
       mode: "handler",
       image: settings.image ?? options.defaultImage ?? DEFAULT_SANDBOX_IMAGE,
       command: handler.command,
-      env,
+      env: { ...env, ...handler.env },
       config: { ...config, mounts: handler.mounts },
     };
   }

@@ -34,7 +34,10 @@ let runnerSources: { runner: string; core: string; jiti: string; zod: string; ip
 /**
  * The host folders the runner needs inside an image: itself, the light entry of
  * `@skillbox/core` and its three dependencies (jiti to load TypeScript, zod for `defineSkill`,
- * ipaddr.js for the address checks it exports). Nothing else of the host is visible.
+ * ipaddr.js for the address checks it exports). Nothing else of the host is visible. They sit
+ * under the runner's folder, not the skill's: a handler gets `@skillbox/core` through the
+ * runner's alias (the host provides it), and resolves anything else — zod included — from its
+ * own folder's `node_modules` only.
  */
 function runnerMounts(home: string): SandboxMount[] {
   if (runnerSources === undefined) {
@@ -61,6 +64,11 @@ function runnerMounts(home: string): SandboxMount[] {
 export interface HandlerSandboxPlan {
   command: string[];
   mounts: SandboxMount[];
+  /**
+   * Where the skill's folder is mounted and where it is on the host: the runner names the host's
+   * files when the handler fails to load (a package it imports that is not installed, say).
+   */
+  env: { SKILLBOX_SKILL_MOUNT: string; SKILLBOX_SKILL_SOURCE: string };
 }
 
 /**
@@ -79,5 +87,6 @@ export function planHandlerSandbox(skill: Skill, usesImages: boolean): HandlerSa
   return {
     command: [layout.node, `${layout.home}/runner/container-runner.mjs`, `${layout.skill}/${inside}`],
     mounts: [...runnerMounts(layout.home), { source: root, target: layout.skill }],
+    env: { SKILLBOX_SKILL_MOUNT: layout.skill, SKILLBOX_SKILL_SOURCE: root },
   };
 }

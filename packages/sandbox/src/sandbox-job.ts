@@ -6,6 +6,7 @@ import {
   type SkillContext,
   type SkillLogger,
 } from "@skillbox/core";
+import { missingImageError } from "./missing-image-error.js";
 import type { SandboxConfig, SandboxResult } from "./sandbox-types.js";
 import type { StartedSandbox } from "./started-sandbox.js";
 
@@ -40,7 +41,8 @@ function stderrTail(result: SandboxResult): string {
 }
 
 /** The error for a sandbox that ended without a usable answer. */
-function failure(skill: Skill, result: SandboxResult, config: SandboxConfig): SkillboxError {
+function failure(skill: Skill, result: SandboxResult, plan: JobPlan): SkillboxError {
+  const { config } = plan;
   const stderr = stderrTail(result);
   const data = { exitCode: result.exitCode, stderr, sandboxId: result.id, provider: result.provider };
   if (result.oomKilled) {
@@ -54,6 +56,8 @@ function failure(skill: Skill, result: SandboxResult, config: SandboxConfig): Sk
     return new SkillboxError("SANDBOX_FAILED", `${label(skill)}: its sandbox was killed`, { data });
   }
   if (result.exitCode === ENGINE_FAILURE_EXIT_CODE) {
+    const missing = missingImageError({ skill, image: plan.image, provider: result.provider, stderr, data });
+    if (missing !== undefined) return missing;
     return new SkillboxError(
       "SANDBOX_FAILED",
       `${label(skill)}: the ${result.provider} engine could not start the sandbox: ${stderr || "no message"}`,
@@ -184,7 +188,6 @@ export async function runSandboxJob(
   }
   const result = await sandbox.result;
   if (result.truncated && result.exitCode === 0 && !result.killed) throw outputTooLarge(skill);
-  if (result.exitCode !== 0 || result.killed || plan.mode === "handler")
-    throw failure(skill, result, plan.config);
+  if (result.exitCode !== 0 || result.killed || plan.mode === "handler") throw failure(skill, result, plan);
   return parseCommandOutput(skill, result);
 }

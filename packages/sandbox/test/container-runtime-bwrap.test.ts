@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createBwrapProvider, createContainerRuntime, SandboxRunner } from "@skillbox/sandbox";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { bwrapRequirement, describeWithEngine } from "./engine-availability.js";
 import {
   createRecordingLogger,

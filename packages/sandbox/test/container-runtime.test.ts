@@ -6,8 +6,8 @@ import {
   createPodmanProvider,
   SandboxRunner,
 } from "@skillbox/sandbox";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import {
   describeWithEngine,
   listSkillboxContainers,
@@ -157,7 +157,8 @@ describeWithEngine("createContainerRuntime (podman)", podmanRequirement(), () =>
       const execution = await host.executor.execute("imageless", {});
 
       expect(execution).toMatchObject({ status: "error", attempts: 1, error: { code: "SANDBOX_FAILED" } });
-      expect(execution.error?.message).toContain("could not start the sandbox");
+      expect(execution.error?.message).toContain("localhost/skillbox-no-such-image:never");
+      expect(execution.error?.message).toContain("is not in podman's image store");
       expect(host.executor.getExecution(execution.id)).toMatchObject({ status: "error", attempts: 1 });
     });
 

@@ -44,12 +44,12 @@ export function hasTestImage(): boolean {
 }
 
 /** Whether bubblewrap can create its namespaces here. */
-export function hasBwrap(): boolean {
+function hasBwrap(): boolean {
   return memoized("bwrap", () => succeeds("bwrap", ["--ro-bind", "/", "/", "--unshare-all", "true"]));
 }
 
 /** Whether the docker CLI is installed (the engine behind it is started by the tests). */
-export function hasDockerCli(): boolean {
+function hasDockerCli(): boolean {
   return memoized("docker", () => succeeds("docker", ["--version"]));
 }
 

@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { SkillHost } from "@skillbox/core";
 import { loadSkills, type SkillLoader } from "@skillbox/loader";
-import { createMcpServer, type McpServerHandle, skillToolName } from "@skillbox/server";
+import { createMcpServer, type McpServerHandle } from "@skillbox/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageRequest, useA2aTestServer } from "./a2a/a2a-test-server.js";
 
@@ -106,8 +106,8 @@ describe("the caller view of failed executions", () => {
     registerFailingSkills(running.host);
     const client = await connectMcp(running.host);
 
-    const crashed = await client.callTool({ name: skillToolName("crash"), arguments: {} });
-    const refused = await client.callTool({ name: skillToolName("refused"), arguments: {} });
+    const crashed = await client.callTool({ name: "crash", arguments: {} });
+    const refused = await client.callTool({ name: "refused", arguments: {} });
 
     expect(crashed.isError).toBe(true);
     expect(crashed.content).toEqual([{ type: "text", text: "HANDLER_ERROR: crash@1.0.0: the widget broke" }]);
@@ -233,7 +233,7 @@ describe("over-deep input", () => {
     const mcp = await connectMcp(running.host);
 
     const tool = await mcp.callTool({
-      name: skillToolName("any"),
+      name: "any",
       arguments: JSON.parse(nestedText(10_000)),
     });
 

@@ -1,6 +1,6 @@
 import type { SkillRegistration } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { createHttpApp, type HttpAppOptions, type RunningHttpServer, startHttpServer } from "../src/index.js";
 
 /** What `call()` returns: the status, the parsed JSON body (null when empty) and the headers. */

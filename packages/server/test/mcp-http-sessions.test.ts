@@ -6,9 +6,9 @@ import {
   type McpHttpHandlerOptions,
   type McpSessionEnd,
 } from "@skillbox/server";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { type ConnectedMcpClient, connectMcpClient } from "./fixtures/mcp/connect-mcp-client.js";
 
 let host: TemporaryHost | undefined;

@@ -3,9 +3,9 @@ import { type ServerType, serve } from "@hono/node-server";
 import { ErrorCode, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillRegistration } from "@skillbox/core";
 import { createMcpHttpHandler, type McpHttpHandler } from "@skillbox/server";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { type ConnectedMcpClient, connectMcpClient } from "./fixtures/mcp/connect-mcp-client.js";
 import { type ToolListChanges, watchToolListChanges } from "./fixtures/mcp/tool-list-changes.js";
 

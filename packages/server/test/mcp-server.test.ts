@@ -1,15 +1,16 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { createSkillHost, SkillboxError, type SkillRegistration } from "@skillbox/core";
 import {
-  createMcpServer,
-  type McpServerHandle,
-  skillNameFromToolName,
-  skillToolName,
-} from "@skillbox/server";
+  createSkillHost,
+  createToolNameMap,
+  SkillboxError,
+  type SkillRegistration,
+  TOOL_NAME_PATTERN,
+} from "@skillbox/core";
+import { createMcpServer, type McpServerHandle } from "@skillbox/server";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { type ToolListChanges, watchToolListChanges } from "./fixtures/mcp/tool-list-changes.js";
 
 const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
@@ -73,35 +74,88 @@ afterEach(async () => {
   await host.dispose();
 });
 
-describe("skillToolName", () => {
-  it("keeps plain names, turns a scope into a double underscore, and reads both back", () => {
-    expect(skillToolName("echo")).toBe("echo");
-    expect(skillToolName("get_weather-v2")).toBe("get_weather-v2");
-    expect(skillToolName("@acme/weather")).toBe("acme__weather");
-    expect(skillNameFromToolName("acme__weather")).toBe("@acme/weather");
-    expect(skillNameFromToolName("echo")).toBe("echo");
+/** The tool names `tools/list` gives, by skill (`_meta["skillbox/skill"]`). */
+async function listedNames(): Promise<Record<string, string>> {
+  const { tools } = await client.listTools();
+  return Object.fromEntries(tools.map((tool) => [String(tool._meta?.["skillbox/skill"]), tool.name]));
+}
+
+describe("MCP tool names", () => {
+  it("names a dotted skill by its plain provider-safe form, as @skillbox/llm does, and calls it", async () => {
+    await connect();
+    const names = await listedNames();
+    expect(names).toMatchObject({
+      "github.issues": "github_issues",
+      "@acme/weather": "acme__weather",
+      echo: "echo",
+    });
+    // The one scheme in @skillbox/core, which @skillbox/llm's toTools uses over the same skills.
+    const shared = createToolNameMap(Object.keys(names).map((name) => ({ name })));
+    for (const [skillName, toolName] of Object.entries(names)) {
+      expect(shared.toolName({ name: skillName })).toBe(toolName);
+      expect(toolName).toMatch(TOOL_NAME_PATTERN);
+    }
+    const issues = await client.callTool({ name: "github_issues", arguments: {} });
+    expect(issues.isError).toBeFalsy();
+    const execution = host.executor.getExecution(String(issues._meta?.["skillbox/executionId"]));
+    expect(execution?.skillName).toBe("github.issues");
   });
 
-  it("hashes names that would not read back, so no two skill names share a tool name", () => {
-    const names = [
-      "@acme/weather",
-      "acme__weather",
-      "github.issues",
-      "github_issues",
-      "@acme_/x",
-      "@acme/_x",
-      "build_x0123abcd",
-      `long-${"a".repeat(80)}`,
-      `long-${"a".repeat(81)}`,
-      "@acme/weather.v2",
-    ];
-    const toolNames = names.map(skillToolName);
-    expect(new Set(toolNames).size).toBe(names.length);
-    for (const toolName of toolNames) expect(toolName).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
-    expect(skillToolName("acme__weather")).toMatch(/^acme__weather_x[0-9a-f]{8}$/);
-    expect(skillToolName("github.issues")).toBe("github_issues_x7f2acf9e");
-    expect(skillNameFromToolName(skillToolName("github.issues"))).toBeUndefined();
-    expect(skillToolName("github.issues")).toBe(skillToolName("github.issues"));
+  it("suffixes a real collision deterministically and runs the right skill for each name", async () => {
+    host.executor.registerHandler("which", (_input, context) => context.skill.name);
+    // Registered in an order that differs from the names' order: the names must not depend on it.
+    host.registry.registerMany([
+      skill({ name: "a_b", handler: "which", input: {} }),
+      skill({ name: "a.b", handler: "which", input: {} }),
+    ]);
+    await connect();
+    const names = await listedNames();
+    expect(names).toMatchObject({ a_b: "a_b", "a.b": "a_b_2" });
+    const plain = await client.callTool({ name: "a_b", arguments: {} });
+    const dotted = await client.callTool({ name: "a_b_2", arguments: {} });
+    expect(plain.content).toEqual([{ type: "text", text: '"a_b"' }]);
+    expect(dotted.content).toEqual([{ type: "text", text: '"a.b"' }]);
+
+    // Another host with the same skills registered the other way round lists the same names.
+    const other = createTemporaryHost();
+    try {
+      other.registry.registerMany([skill({ name: "a.b", input: {} }), skill({ name: "a_b", input: {} })]);
+      const otherServer = createMcpServer({ registry: other.registry, executor: other.executor });
+      const otherClient = new Client({ name: "mcp-names-test", version: "1.0.0" });
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+      await otherServer.server.connect(serverTransport);
+      await otherClient.connect(clientTransport);
+      const { tools } = await otherClient.listTools();
+      expect(Object.fromEntries(tools.map((tool) => [tool.title, tool.name]))).toEqual({
+        a_b: "a_b",
+        "a.b": "a_b_2",
+      });
+      await otherClient.close();
+      await otherServer.close();
+    } finally {
+      await other.dispose();
+    }
+  });
+
+  it("keeps names with characters outside [a-zA-Z0-9_-] within the providers' rules", async () => {
+    const long = `@a-very-long-organisation-scope/${"weather-forecast.".repeat(5)}tool`;
+    host.registry.registerMany([
+      skill({ name: "3d.render" }),
+      skill({ name: long }),
+      skill({ name: "@my.org/x.y" }),
+    ]);
+    await connect();
+    const names = await listedNames();
+    expect(names["3d.render"]).toBe("_3d_render");
+    expect(names["@my.org/x.y"]).toBe("my_org__x_y");
+    expect(names[long]).toHaveLength(64);
+    for (const toolName of Object.values(names)) expect(toolName).toMatch(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
+    const called = await client.callTool({ name: names[long] as string, arguments: { msg: "far" } });
+    expect(
+      called.structuredContent ?? JSON.parse((called.content as { text: string }[])[0]?.text ?? "null"),
+    ).toEqual({
+      echoed: "far",
+    });
   });
 });
 
@@ -131,7 +185,7 @@ describe("createMcpServer", () => {
 
     expect(byTitle.get("@acme/weather")!.name).toBe("acme__weather");
     const issues = byTitle.get("github.issues")!;
-    expect(issues.name).toMatch(/^github_issues_x[0-9a-f]{8}$/);
+    expect(issues.name).toBe("github_issues");
     expect(issues.inputSchema).toEqual({ type: "object" });
     expect(issues.outputSchema).toBeUndefined();
     expect(byTitle.get("shout")!.inputSchema).toEqual({
@@ -167,7 +221,7 @@ describe("createMcpServer", () => {
     expect(shout.content).toEqual([{ type: "text", text: '"HI"' }]);
     expect(shout.structuredContent).toBeUndefined();
 
-    const issues = await client.callTool({ name: skillToolName("github.issues"), arguments: {} });
+    const issues = await client.callTool({ name: "github_issues", arguments: {} });
     expect(issues.content).toEqual([{ type: "text", text: "[]" }]);
   });
 

@@ -4,13 +4,13 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTemporaryDirectory } from "../../../test/helpers/temporary-host.js";
+import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import {
   createTemporaryTree,
   type TemporaryTree,
   type TreeContent,
-} from "../../../test/helpers/temporary-tree.js";
+} from "@skillbox/test-helpers/temporary-tree";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ToolListChanges, watchToolListChanges } from "./fixtures/mcp/tool-list-changes.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/mcp/stdio-server.mjs", import.meta.url));

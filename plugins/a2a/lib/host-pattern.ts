@@ -36,7 +36,7 @@ export function parseHostPattern(entry: string): HostPattern | undefined {
 }
 
 /** The port a URL connects to: its own, else the scheme's default. */
-export function effectivePort(url: URL): number {
+function effectivePort(url: URL): number {
   if (url.port !== "") return Number(url.port);
   return url.protocol === "https:" ? 443 : 80;
 }

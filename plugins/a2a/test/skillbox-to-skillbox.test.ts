@@ -1,6 +1,6 @@
 import { createHttpApp, type RunningHttpServer, startHttpServer } from "@skillbox/server";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { useSendMessageHost } from "./helpers/send-message-host.ts";
 
 const makeHost = useSendMessageHost();

@@ -8,7 +8,7 @@ import { type Browser, type BrowserContext, chromium, type LaunchOptions } from 
  * sandbox then), and the `--disable-*` ones stop its background traffic (component updates,
  * sync, QUIC, Google host lookups at start) that a closed network refuses, slowly, many at a time.
  */
-export const CHROMIUM_ARGUMENTS: readonly string[] = [
+const CHROMIUM_ARGUMENTS: readonly string[] = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",

@@ -61,7 +61,7 @@ function watchRefusals(session: BrowserSession, settings: ResolvedBrowserSetting
 }
 
 /** The error for an aborted signal: the executor's TIMEOUT/CANCELLED error it aborted with. */
-export function abortError(signal: AbortSignal): unknown {
+function abortError(signal: AbortSignal): unknown {
   return signal.reason instanceof Error
     ? signal.reason
     : new SkillboxError("CANCELLED", "browser: the execution was cancelled");

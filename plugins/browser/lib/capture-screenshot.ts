@@ -4,10 +4,10 @@ import { locateScope, SELECTOR_TIMEOUT_MS, selectorError } from "./page-content.
 import { pngSize } from "./png-image.js";
 
 /** Full-page screenshots stop at this many pixels per side (a page can be endless). */
-export const MAX_CAPTURE_SIDE = 16_384;
+const MAX_CAPTURE_SIDE = 16_384;
 
 /** Largest PNG returned as base64 (it lands in the audit trail); bigger ones must go to a file. */
-export const MAX_INLINE_SCREENSHOT_BYTES = 5 * 1024 * 1024;
+const MAX_INLINE_SCREENSHOT_BYTES = 5 * 1024 * 1024;
 
 /** Throws `SIZE_LIMIT_EXCEEDED` when a PNG is too big to return inline; `fix` says what to do instead. */
 export function assertInlineSize(skillName: string, bytes: number, fix: string): void {

@@ -84,7 +84,7 @@ async function addressRefusal(
  * included). The proxy enforces the same for every request and redirect hop; this check gives
  * the top-level URL a clear error instead of a refusal page.
  */
-export async function assertReachableAddress(
+async function assertReachableAddress(
   skillName: string,
   rawUrl: string,
   settings: ResolvedBrowserSettings,

@@ -1,5 +1,5 @@
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { browserPoolStatus, closeBrowser } from "../lib/browser-pool.ts";
 import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";
 import { chromiumChildren, isRunning } from "./helpers/chromium-processes.ts";

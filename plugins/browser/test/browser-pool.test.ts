@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import {
   acquireBrowser,
   browserLaunchOptions,

@@ -1,5 +1,5 @@
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import extract, { createExtractSkill } from "../extract/index.ts";
 import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";
 import { expectManifestSchemas } from "./helpers/browser-test-host.ts";

@@ -1,5 +1,5 @@
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import interact from "../interact/index.ts";
 import { isPng, pngSize } from "../lib/png-image.ts";
 import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";

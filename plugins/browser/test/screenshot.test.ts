@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { isPng, pngSize } from "../lib/png-image.ts";
 import screenshot from "../screenshot/index.ts";
 import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isDefinedSkill, type SkillRegistration } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import echo from "../index.ts";
 
 interface SkillManifest extends Omit<SkillRegistration, "handler"> {

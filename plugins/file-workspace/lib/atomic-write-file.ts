@@ -3,7 +3,7 @@ import { open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /** Prefix of the temporary files a write leaves only if the process dies between write and rename. */
-export const TEMPORARY_FILE_PREFIX = ".skillbox-write-";
+const TEMPORARY_FILE_PREFIX = ".skillbox-write-";
 
 /**
  * Writes `data` to `target` atomically: into a temporary file in the same folder (same file system,

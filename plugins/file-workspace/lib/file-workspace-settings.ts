@@ -25,7 +25,7 @@ export interface FileWorkspaceSettings {
 export const WORKSPACE_ENTRY_BYTES = 4096;
 
 /** The built-in defaults, used for every setting neither the environment nor the factory sets. */
-export const DEFAULT_FILE_WORKSPACE_SETTINGS: Readonly<Omit<FileWorkspaceSettings, "root">> = Object.freeze({
+const DEFAULT_FILE_WORKSPACE_SETTINGS: Readonly<Omit<FileWorkspaceSettings, "root">> = Object.freeze({
   maxFileBytes: 1024 * 1024,
   maxWorkspaceBytes: 100 * 1024 * 1024,
   listLimit: 1000,
@@ -59,7 +59,7 @@ const ENVIRONMENT_NAMES: Record<keyof FileWorkspaceSettings, string> = {
 };
 
 /** The name of the environment variable of a setting, for messages. */
-export function settingVariable(key: keyof FileWorkspaceSettings): string {
+function settingVariable(key: keyof FileWorkspaceSettings): string {
   return ENVIRONMENT_NAMES[key];
 }
 

@@ -16,7 +16,7 @@ export function childPath(parent: string, name: string): string {
 }
 
 /** The entry type of `lstat`/`stat` results. */
-export function entryType(stats: Stats): WorkspaceEntry["type"] {
+function entryType(stats: Stats): WorkspaceEntry["type"] {
   if (stats.isFile()) return "file";
   if (stats.isDirectory()) return "directory";
   if (stats.isSymbolicLink()) return "symlink";

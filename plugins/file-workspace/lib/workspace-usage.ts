@@ -38,7 +38,7 @@ export interface UsageChange<Result> {
  * touched the disk keeps it, so a tenant at its cap cannot make every refusal a walk of the tree.
  * One process's view: writes by another process to the same folders are seen after `rescanAfterMs`.
  */
-export class WorkspaceUsageCache {
+class WorkspaceUsageCache {
   /** How many full scans ran (for tests: the write path must not walk the tree each time). */
   scans = 0;
   private readonly workspaces = new Map<string, CachedWorkspace>();

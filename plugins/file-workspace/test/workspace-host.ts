@@ -10,7 +10,7 @@ import {
   createTemporaryDirectory,
   createTemporaryHost,
   type TemporaryHost,
-} from "../../../test/helpers/temporary-host.js";
+} from "@skillbox/test-helpers/temporary-host";
 import { createFileWorkspaceSkill, type FileWorkspaceSettings } from "../index.ts";
 
 /** skill.json, as the loader reads it. */

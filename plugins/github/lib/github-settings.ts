@@ -2,7 +2,7 @@ import { SkillboxError } from "@skillbox/core/handler";
 import { z } from "zod";
 
 /** The public GitHub API; GitHub Enterprise Server lives at `https://<host>/api/v3`. */
-export const DEFAULT_GITHUB_API_URL = "https://api.github.com";
+const DEFAULT_GITHUB_API_URL = "https://api.github.com";
 
 /** How the GitHub skills reach GitHub. Build it with {@link readGithubSettings} or {@link parseGithubSettings}. */
 export interface GithubSettings {

@@ -5,7 +5,7 @@ import { z } from "zod";
  * GitHub user and organization names: letters, digits, hyphens (and `_` for Enterprise Managed
  * Users). No `/`, `.` or `%`, so a name can never add or climb path segments of the API URL.
  */
-export const ownerSchema = z
+const ownerSchema = z
   .string()
   .min(1)
   .max(100)
@@ -13,7 +13,7 @@ export const ownerSchema = z
   .describe("Owner (user or organization) login, e.g. octocat");
 
 /** Repository names: letters, digits, `.`, `_`, `-`, but never `.` or `..` alone. */
-export const repositoryNameSchema = z
+const repositoryNameSchema = z
   .string()
   .min(1)
   .max(100)

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SkillboxError } from "@skillbox/core/handler";
 
 /** Largest single GitHub answer read (a page of 100 issues with long bodies stays far below). */
-export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 function tooLarge(url: string): SkillboxError {
   return new SkillboxError(

@@ -1,5 +1,5 @@
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { githubEtagCache } from "../lib/etag-cache.ts";
 import { type FakeGithub, sendJson, serveJson, serveList } from "./helpers/fake-github.ts";
 import {

@@ -1,6 +1,6 @@
 import { isDefinedSkill } from "@skillbox/core";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import defaultRepositorySkill from "../repository/index.ts";
 import { type FakeGithub, serveJson, serveList } from "./helpers/fake-github.ts";
 import {

@@ -21,7 +21,7 @@ export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set([
  * Credentials dropped from the input unless `SKILLBOX_HTTP_FORWARD_HEADERS` names them: a skill
  * input is stored in the audit trail and may be written by a model, so secrets do not ride along by default.
  */
-export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   "authorization",
   "proxy-authorization",
   "cookie",

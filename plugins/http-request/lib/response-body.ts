@@ -57,7 +57,7 @@ function mediaType(contentType: string | null): string {
 }
 
 /** JSON for `application/json` and `+json`, text for `text/*`, XML, JavaScript, forms or a declared charset, else base64. */
-export function responseTypeFor(contentType: string | null): ResponseType {
+function responseTypeFor(contentType: string | null): ResponseType {
   const type = mediaType(contentType);
   if (type === "application/json" || type.endsWith("+json")) return "json";
   if (type.startsWith("text/") || type.endsWith("+xml") || type.endsWith("/xml")) return "text";

@@ -1,6 +1,6 @@
 import { defineInterceptor, deny, type SkillHost, type SkillRegistration } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import createLoggerInterceptor, { type ExecutionLogLine, type LoggerOptions } from "../index.ts";
 
 const hosts: TemporaryHost[] = [];

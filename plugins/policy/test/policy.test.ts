@@ -1,5 +1,5 @@
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import createPolicyInterceptor, { createPolicy, type PolicyOptions } from "../index.ts";
 
 const SKILLS = ["echo", "github.issues", "github.pulls", "run-code", "@acme/weather"];

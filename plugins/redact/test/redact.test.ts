@@ -1,6 +1,6 @@
 import { defineInterceptor, type SkillHost } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import createRedactInterceptor, { DEFAULT_REDACTED_KEYS, type RedactOptions } from "../index.ts";
 
 const hosts: TemporaryHost[] = [];

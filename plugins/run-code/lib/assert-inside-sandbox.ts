@@ -10,7 +10,7 @@ const CONTAINER_RUNNER = "container-runner.mjs";
  * registry's fields (the runner passes only the skill's name and version). In the host process
  * (the `inline` or `worker` runtime) neither holds.
  */
-export function isInsideSandbox(context: Pick<SkillContext, "skill">): boolean {
+function isInsideSandbox(context: Pick<SkillContext, "skill">): boolean {
   const runner = basename(process.argv[1] ?? "");
   const fromRegistry = (context.skill as { runtime?: unknown } | undefined)?.runtime !== undefined;
   return runner === CONTAINER_RUNNER && process.env.SKILLBOX_SKILL !== undefined && !fromRegistry;

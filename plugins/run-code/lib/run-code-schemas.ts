@@ -15,8 +15,8 @@ export type RunCodeLanguage = (typeof RUN_CODE_LANGUAGES)[number];
 /** Longest `code` and `stdin`, in characters. */
 export const MAX_CODE_LENGTH = 100_000;
 /** Most `args`, and the longest one. */
-export const MAX_ARGUMENTS = 64;
-export const MAX_ARGUMENT_LENGTH = 4_096;
+const MAX_ARGUMENTS = 64;
+const MAX_ARGUMENT_LENGTH = 4_096;
 /**
  * Longest program timeout a caller may ask for: below the skill's own `timeoutMs` (30 s), so
  * the program is stopped and reported (`timedOut: true`) before the executor gives up on the

@@ -20,7 +20,7 @@ export type ResolvedRunCodeSettings = Required<RunCodeSettings>;
  * sandbox caps at 1 MiB; a control byte takes 6 bytes once JSON-escaped, so two streams of this
  * size still fit.
  */
-export const MAX_OUTPUT_BYTES = 80 * 1024;
+const MAX_OUTPUT_BYTES = 80 * 1024;
 
 const DEFAULTS: ResolvedRunCodeSettings = { maxOutputBytes: 64 * 1024, defaultTimeoutMs: 10_000 };
 

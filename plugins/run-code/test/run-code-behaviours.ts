@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SandboxRunner } from "@skillbox/sandbox";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../test/helpers/temporary-host.js";
 import { createRunCodeHost, manifest, outputOf } from "./run-code-host.js";
 
 /** A getter for the current test's host, set up and torn down around each test. */

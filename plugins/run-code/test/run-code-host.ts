@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SkillExecution, SkillRegistration } from "@skillbox/core";
 import { createContainerRuntime, type SandboxRunner } from "@skillbox/sandbox";
-import { createTemporaryHost, type TemporaryHost } from "../../../test/helpers/temporary-host.js";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import type { RunCodeOutput } from "../index.ts";
 
 /** `skill.json` as the loader reads it. */
@@ -16,7 +16,7 @@ export interface RunCodeManifest extends Omit<SkillRegistration, "handler"> {
 }
 
 /** The plugin's folder, which the container runtime mounts read-only in the sandbox. */
-export const PLUGIN_FOLDER = fileURLToPath(new URL("..", import.meta.url));
+const PLUGIN_FOLDER = fileURLToPath(new URL("..", import.meta.url));
 
 export const manifest = JSON.parse(
   readFileSync(new URL("../skill.json", import.meta.url), "utf8"),

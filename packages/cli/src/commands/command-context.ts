@@ -16,12 +16,23 @@ export interface CommandContext {
 export interface GlobalOptions {
   config?: string;
   db?: string;
+  /** `--dir`, repeatable: skill folders replacing the config's `dirs`. */
+  dir?: string[];
 }
 
-/** The config of `command`, from `--config` / `--db` and the positional folders, when it takes them. */
-export function resolveCommandConfig(command: Command, dirs?: string[]): Promise<ResolvedConfig> {
+/**
+ * The config of `command`, from `--config` / `--db`, and the folders of `--dir` plus the
+ * positional folders of the commands that take them (`dev`, `serve`, `list`): given any, they
+ * replace the config's `dirs`.
+ */
+export function resolveCommandConfig(command: Command, dirs: string[] = []): Promise<ResolvedConfig> {
   const options = command.optsWithGlobals<GlobalOptions>();
-  return loadConfig({ configFile: options.config, database: options.db, dirs });
+  const folders = [...(options.dir ?? []), ...dirs];
+  return loadConfig({
+    configFile: options.config,
+    database: options.db,
+    ...(folders.length === 0 ? {} : { dirs: folders }),
+  });
 }
 
 /** Runs `work` with a host over the configured database, closing it afterwards whatever happens. */

@@ -6,6 +6,7 @@ import {
 } from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
 import { formatTable } from "../terminal/format-table.js";
+import { printExecution } from "../terminal/print-execution.js";
 import type { Colors } from "../terminal/terminal.js";
 import { type CommandContext, resolveCommandConfig, withHost } from "./command-context.js";
 
@@ -45,29 +46,48 @@ function statusCell(execution: ExecutionSummary, colors: Colors): string {
 
 /**
  * `skillbox executions`: the audit trail, newest first, as summaries (bodies as previews);
- * `skillbox executions <id>` prints one execution's full record as JSON.
+ * `skillbox executions <id>` shows one execution: input, output, error, attempts, timings, and
+ * its parent and children (`ctx.call`); with `--json`, its full record.
  */
 export function registerExecutionsCommand(program: Command, context: CommandContext): void {
   program
     .command("executions")
-    .description("list recorded executions, newest first; with an id, print that one in full")
-    .argument("[id]", "an execution id: print its full record (input and output included) as JSON")
+    .description("list recorded executions, newest first; with an id, show that one in full")
+    .argument(
+      "[id]",
+      "an execution id: show its input, output, error, attempts, timings, parent and children (--json: its full record)",
+    )
     .option("--skill <name>", "only executions of this skill")
     .option("--status <status>", `only these statuses (comma-separated: ${STATUSES.join(", ")})`, parseStatus)
     .option("--owner <id>", "only executions by this caller")
     .option("--limit <count>", "how many to show (1-1000)", parseLimit, 20)
-    .option("--json", "print the execution summaries as JSON (bodies as previews)")
+    .option(
+      "--json",
+      "print the execution summaries as JSON (bodies as previews), or with an id its full record",
+    )
     .action(async (id: string | undefined, options: ExecutionsOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
       if (id !== undefined) {
-        const execution = await withHost(config, async (host) => host.executor.getExecution(id));
-        if (execution === undefined) {
+        const view = await withHost(config, async (host) => {
+          const execution = host.executor.getExecution(id);
+          if (execution === undefined) return undefined;
+          const parentId = execution.parentExecutionId;
+          return {
+            execution,
+            parent: parentId === null ? undefined : host.executor.getExecution(parentId),
+            children: host.executor
+              .listExecutionSummaries({ parentExecutionId: id, limit: 1000, previewLength: 0 })
+              .reverse(),
+          };
+        });
+        if (view === undefined) {
           throw new SkillboxError(
             "EXECUTION_NOT_FOUND",
             `no execution "${id}"; \`skillbox executions\` lists the recorded ones`,
           );
         }
-        context.terminal.printJson(execution);
+        if (options.json) context.terminal.printJson(view.execution);
+        else printExecution(context.terminal, view);
         return;
       }
       const executions = await withHost(config, async (host) =>

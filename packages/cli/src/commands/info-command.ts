@@ -1,5 +1,6 @@
 import { parseSkillReference, type Skill, SkillboxError } from "@skillbox/core";
 import type { Command } from "commander";
+import { didYouMean } from "../host/suggest-skill-names.js";
 import { sourceLabel } from "../terminal/source-label.js";
 import type { Terminal } from "../terminal/terminal.js";
 import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./command-context.js";
@@ -13,22 +14,26 @@ export function registerInfoCommand(program: Command, context: CommandContext): 
   program
     .command("info")
     .description("show a skill's versions, schemas, runtime and source")
-    .argument("<name>", "skill name, optionally with a version range (echo@^1)")
+    .argument(
+      "<name>",
+      "skill name, optionally with a version range (echo@^1); --dir <folder> to load another folder",
+    )
     .option("--json", "print the versions as JSON")
     .action(async (reference: string, options: InfoOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
       const { name, range } = parseSkillReference(reference);
-      const versions = await withLoadedSkills(context, config, async (host) =>
-        host.registry
+      const { versions, names } = await withLoadedSkills(context, config, async (host) => ({
+        versions: host.registry
           .getSkillVersions(name, config.owner)
           .filter((skill) => range === undefined || host.registry.satisfies(skill.version, range))
           .sort((a, b) => host.registry.compareVersions(b.version, a.version)),
-      );
+        names: host.registry.list(config.owner).map((skill) => skill.name),
+      }));
       if (versions.length === 0) {
         throw new SkillboxError(
           "SKILL_NOT_FOUND",
           range === undefined
-            ? `no skill named "${name}"; \`skillbox list\` shows the skills there are`
+            ? `no skill named "${name}"${didYouMean(name, names) || "; `skillbox list` shows the skills there are"}`
             : `no version of "${name}" satisfies "${range}"; \`skillbox info ${name}\` shows its versions`,
         );
       }

@@ -7,14 +7,15 @@ interface ListOptions {
   json?: boolean;
 }
 
-/** `skillbox list`: every skill version in the registry, after loading the folders. */
+/** `skillbox list [dirs…]`: every skill version in the registry, after loading the folders. */
 export function registerListCommand(program: Command, context: CommandContext): void {
   program
     .command("list")
     .description("list the skills in the registry (the folders are loaded first)")
+    .argument("[dirs...]", "skill folders to load (like --dir; default: the config's dirs, else ./plugins)")
     .option("--json", "print the skills as JSON")
-    .action(async (options: ListOptions, command: Command) => {
-      const config = await resolveCommandConfig(command);
+    .action(async (dirs: string[], options: ListOptions, command: Command) => {
+      const config = await resolveCommandConfig(command, dirs);
       const skills = await withLoadedSkills(context, config, async (host) =>
         host.registry.list(config.owner),
       );

@@ -1,5 +1,6 @@
 import { SkillboxError } from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
+import { withSkillNameSuggestions } from "../host/suggest-skill-names.js";
 import { readRunInput } from "../input/read-run-input.js";
 import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./command-context.js";
 
@@ -20,14 +21,18 @@ function parseMilliseconds(value: string): number {
 }
 
 /**
- * `skillbox run <name[@range]>`: loads the folders, executes once (recorded in the audit trail
- * like any other call) and prints the output; a failed execution prints its code and exits 1.
+ * `skillbox run <name[@range]>`: loads the folders (`--dir` or the config's), executes once
+ * (recorded in the audit trail like any other call) and prints the output; a failed execution
+ * prints its code and exits 1.
  */
 export function registerRunCommand(program: Command, context: CommandContext): void {
   program
     .command("run")
-    .description("execute a skill and print its output")
-    .argument("<skill>", "skill name, optionally with a version range (echo@^1)")
+    .description("execute a skill and print its output (exit 1 when the execution fails)")
+    .argument(
+      "<skill>",
+      "skill name, optionally with a version range (echo@^1); --dir <folder> to load another folder",
+    )
     .option("--input <json>", "the input as JSON")
     .option("--input-file <file>", "read the input JSON from a file (- for stdin)")
     .option("--timeout <ms>", "per-attempt timeout; can only lower the skill's own", parseMilliseconds)
@@ -46,6 +51,10 @@ export function registerRunCommand(program: Command, context: CommandContext): v
             sessionId: options.session,
             timeoutMs: options.timeout,
           });
+        } catch (error) {
+          throw withSkillNameSuggestions(error, reference, () =>
+            host.registry.list(config.owner).map((skill) => skill.name),
+          );
         } finally {
           progress.stop();
         }
@@ -59,8 +68,13 @@ export function registerRunCommand(program: Command, context: CommandContext): v
         code: execution.status.toUpperCase(),
         message: `ended ${execution.status}`,
       };
+      // Runtimes and the executor often name the skill already (`boxed@0.1.0 exited …`): name it once.
+      const label = `${execution.skillName}@${execution.skillVersion}`;
       terminal.fail(
-        new SkillboxError(error.code, `${execution.skillName}@${execution.skillVersion}: ${error.message}`),
+        new SkillboxError(
+          error.code,
+          error.message.startsWith(label) ? error.message : `${label}: ${error.message}`,
+        ),
       );
       context.exitCode = 1;
     });

@@ -1,6 +1,8 @@
 import { type Skill, SkillboxError } from "@skillbox/core";
+import { displayPath } from "@skillbox/loader";
 import type { Command } from "commander";
 import { type ExampleResult, examplesOf, runSkillExamples } from "../examples/run-skill-examples.js";
+import { didYouMean } from "../host/suggest-skill-names.js";
 import type { Terminal } from "../terminal/terminal.js";
 import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./command-context.js";
 
@@ -28,14 +30,14 @@ function printResult(terminal: Terminal, result: ExampleResult): void {
 }
 
 /**
- * `skillbox test [name]`: runs the `examples` of every loaded skill (or of one) and reports
- * pass/fail per example; exits 1 when any fails.
+ * `skillbox test [name]`: runs the `examples` of every skill loaded from the folders (`--dir` or
+ * the config's), or of one, and reports pass/fail per example; exits 1 when any fails.
  */
 export function registerTestCommand(program: Command, context: CommandContext): void {
   program
     .command("test")
     .description("run the examples of every skill's manifest (or of one skill); exit 1 on any failure")
-    .argument("[name]", "only this skill (all its loaded versions)")
+    .argument("[name]", "only this skill (all its loaded versions); --dir <folder> to test another folder")
     .option("--json", "print the results as JSON")
     .action(async (name: string | undefined, options: TestOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
@@ -50,9 +52,14 @@ export function registerTestCommand(program: Command, context: CommandContext): 
             (a, b) => a.name.localeCompare(b.name) || host.registry.compareVersions(a.version, b.version),
           );
         if (name !== undefined && skills.length === 0) {
+          const loadedNames = loaded.loaded
+            .filter((entry) => entry.kind === "skill")
+            .map((entry) => entry.name);
           throw new SkillboxError(
             "SKILL_NOT_FOUND",
-            `no skill named "${name}" was loaded from ${config.dirs.join(", ")}`,
+            `no skill named "${name}" was loaded from ${config.dirs.map(displayPath).join(", ")}` +
+              (didYouMean(name, loadedNames) ||
+                "; give its folder's parent with --dir (skillbox test <name> --dir <folder>)"),
           );
         }
         const all: ExampleResult[] = [];

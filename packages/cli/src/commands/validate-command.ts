@@ -22,6 +22,7 @@ function printReport(terminal: Terminal, report: ValidationReport): void {
       terminal.print(`    ${colors.red(problem.code)}: ${problem.message}`);
     }
   }
+  for (const warning of report.warnings ?? []) terminal.print(`${colors.yellow("!")} ${warning.message}`);
   const failing = report.packages.filter((entry) => !entry.ok).length;
   const summary = `${report.packages.length} package(s) checked: ${report.packages.length - failing} ok, ${failing} with problems`;
   terminal.print(failing === 0 ? colors.green(summary) : colors.red(summary));
@@ -31,16 +32,20 @@ function printReport(terminal: Terminal, report: ValidationReport): void {
 export function registerValidateCommand(program: Command, context: CommandContext): void {
   program
     .command("validate")
-    .description("check every manifest and handler module without running anything (exit 1 on problems)")
+    .description(
+      "check every manifest, schema and handler module without running anything, and typecheck packages with a tsconfig.json (exit 1 on problems)",
+    )
     .argument("[dir]", "a packages folder or one package (default: the configured folders)")
     .option("--json", "print the packages and problems as JSON")
     .action(async (directory: string | undefined, options: ValidateOptions, command: Command) => {
       const folders = directory === undefined ? (await resolveCommandConfig(command)).dirs : [directory];
       const reports = [];
       for (const folder of folders) reports.push(await validatePackages(folder));
+      const warnings = reports.flatMap((entry) => entry.warnings ?? []);
       const report: ValidationReport = {
         packages: reports.flatMap((entry) => entry.packages),
         problems: reports.flatMap((entry) => entry.problems),
+        ...(warnings.length === 0 ? {} : { warnings }),
         ok: reports.every((entry) => entry.ok),
       };
       if (options.json) context.terminal.printJson(report);

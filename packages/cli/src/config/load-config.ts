@@ -18,7 +18,7 @@ import {
 } from "./config-schema.js";
 
 /** Config file names looked for in the working directory, in this order. */
-export const CONFIG_FILE_NAMES = [
+const CONFIG_FILE_NAMES = [
   "skillbox.config.ts",
   "skillbox.config.mts",
   "skillbox.config.mjs",
@@ -26,7 +26,7 @@ export const CONFIG_FILE_NAMES = [
 ];
 
 /** How long serve, dev and mcp wait for running executions on shutdown when nothing says otherwise. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /** What the command line contributes to the config. */
 export interface ConfigOverrides {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { SkillboxError } from "@skillbox/core";
+import { usageError } from "../usage-error.js";
 
 /** Where `skillbox run` takes its input from. */
 export interface RunInputOptions {
@@ -21,7 +21,7 @@ function parseJson(text: string, origin: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SkillboxError("INPUT_INVALID", `${origin} is not valid JSON: ${(error as Error).message}`);
+    throw usageError("INPUT_INVALID", `${origin} is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -31,7 +31,7 @@ function parseJson(text: string, origin: string): unknown {
  */
 export async function readRunInput(options: RunInputOptions): Promise<unknown> {
   if (options.input !== undefined && options.inputFile !== undefined) {
-    throw new SkillboxError("USAGE", "give the input either with --input or with --input-file, not both");
+    throw usageError("USAGE", "give the input either with --input or with --input-file, not both");
   }
   if (options.input !== undefined) return parseJson(options.input, "--input");
   if (options.inputFile === "-") return parseJson(await readStandardInput(), "stdin");
@@ -40,7 +40,7 @@ export async function readRunInput(options: RunInputOptions): Promise<unknown> {
     try {
       text = await readFile(options.inputFile, "utf8");
     } catch (error) {
-      throw new SkillboxError(
+      throw usageError(
         "INPUT_INVALID",
         `cannot read --input-file ${options.inputFile}: ${(error as Error).message}`,
         { cause: error },

@@ -54,56 +54,114 @@ export function skillManifestTemplate({ name, runtime }: SkillTemplateOptions): 
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** `index.ts`: a typed handler. */
+/** `index.ts`: a handler typed by `@skillbox/core`'s types, against the schemas of skill.json. */
 export function handlerTemplate({ name }: SkillTemplateOptions): string {
-  // No imports but @skillbox/core: in a container sandbox only the skill's folder is mounted
-  // (and @skillbox/core resolves to its light handler entry there), so zod would not be found.
-  return `import { defineSkill } from "@skillbox/core";
+  // Types only: the import is erased before the handler runs, so the skill runs as generated in
+  // every runtime (inline, worker, container) whether or not anything is installed next to it.
+  return `import type { SkillHandler } from "@skillbox/core";
 
-/** Mirrors \`input\` in skill.json. */
+/** The input, as \`input\` in skill.json describes it: the executor checks it before the handler runs. */
 interface Input {
   name: string;
 }
 
-/** Mirrors \`output\` in skill.json. */
+/** The output, as \`output\` in skill.json describes it: the executor checks it after the handler returns. */
 interface Output {
   message: string;
 }
 
 /**
- * The ${name} skill. skill.json is the manifest the loader registers; the executor checks the
- * input against its \`input\` schema before this handler runs (so the cast below is safe) and
- * the result against its \`output\` schema after.
+ * The ${name} skill. Its schemas live in skill.json only (the one source the loader registers,
+ * \`skillbox validate\` checks and clients are shown); these types mirror them for the editor and
+ * \`npm run typecheck\`.
  */
-export default defineSkill({
-  // context.signal aborts at the timeout (pass it to fetch() and other long work);
-  // context.logger writes structured log lines.
-  handler: (input, _context): Output => {
-    const { name } = input as Input;
-    return { message: \`Hello, \${name}!\` };
-  },
-});
+const handler: SkillHandler<Input, Output> = (input, _context) => {
+  // _context.signal aborts at the timeout (pass it to fetch() and other long work);
+  // _context.logger writes structured log lines; _context.call runs another skill.
+  return { message: \`Hello, \${input.name}!\` };
+};
+
+export default handler;
 `;
 }
 
-/** `README.md`: what the folder is and how to work on it. */
-export function readmeTemplate({ name, runtime }: SkillTemplateOptions): string {
+/** The npm package name for a skill name (npm names are lower case). */
+function packageNameOf(name: string): string {
+  return name.toLowerCase();
+}
+
+/** The versions `package.json` pins that are known only at run time. */
+export interface PackageTemplateVersions {
+  /** The version of `@skillbox/core` the CLI runs with. */
+  core: string;
+}
+
+/**
+ * \`package.json\`: the skill as an npm package. \`@skillbox/core\` is a peer dependency (the host
+ * that loads the skill provides it); the devDependencies are only for \`npm run typecheck\`.
+ */
+export function packageJsonTemplate(
+  { name }: SkillTemplateOptions,
+  versions: PackageTemplateVersions,
+): string {
+  const manifest = {
+    name: packageNameOf(name),
+    version: "0.1.0",
+    type: "module",
+    description: `The ${name} skill`,
+    scripts: { typecheck: "tsc --noEmit" },
+    peerDependencies: { "@skillbox/core": `^${versions.core}` },
+    devDependencies: {
+      "@skillbox/core": `^${versions.core}`,
+      "@types/node": "^20.19.0",
+      typescript: "^5.9.0",
+    },
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** \`tsconfig.json\`: strict NodeNext typechecking, nothing emitted (the loader runs index.ts as is). */
+export function tsconfigTemplate(): string {
+  const config = {
+    compilerOptions: {
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    include: ["*.ts"],
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/** The skill folder's \`.gitignore\`: what \`npm install\` for typechecking puts there. */
+export function skillGitignoreTemplate(): string {
+  return "node_modules/\n";
+}
+
+/** \`README.md\`: what the folder is and how to work on it. */
+export function readmeTemplate({ name, runtime }: SkillTemplateOptions, commandSuffix = ""): string {
+  const suffix = commandSuffix === "" ? "" : ` ${commandSuffix}`;
   return `# ${name}
 
 A [Skillbox](https://github.com/skillbox) skill. ${RUNTIME_NOTES[runtime]}
 
 | file | what |
 | --- | --- |
-| \`skill.json\` | the manifest: name, version, input and output JSON Schemas, runtime, and \`examples\` |
-| \`index.ts\` | the handler (\`defineSkill\`) |
+| \`skill.json\` | the manifest: name, version, input and output JSON Schemas (the one place they are declared), runtime, and \`examples\` |
+| \`index.ts\` | the handler, typed with \`import type\` from \`@skillbox/core\` (so it runs with nothing installed) |
+| \`package.json\` | \`@skillbox/core\` as a peer dependency; \`npm install && npm run typecheck\` typechecks the handler |
+| \`tsconfig.json\` | strict TypeScript settings for the typecheck (nothing is emitted) |
 
-The handler imports \`@skillbox/core\`: install it in the project (\`npm install @skillbox/core\`).
+Run from the project folder (where \`skillbox new\` was run):
 
 \`\`\`sh
-skillbox validate                                  # checks the manifest and the handler, runs nothing
-skillbox test ${name}                              # runs the examples of skill.json
-skillbox run ${name} --input '{"name":"Ada"}'      # one execution, recorded in the audit trail
-skillbox dev                                       # serves it over HTTP and MCP, reloading on every edit
+skillbox validate${suffix}                                  # checks the manifest and the handler, runs nothing
+skillbox test ${name}${suffix}                              # runs the examples of skill.json
+skillbox run ${name}${suffix} --input '{"name":"Ada"}'      # one execution, recorded in the audit trail
+skillbox dev${suffix}                                       # serves it over HTTP and MCP, reloading on every edit
 \`\`\`
 
 Each entry of \`examples\` is \`{ "input": …, "output": … }\`: with \`output\`, the result must equal it

@@ -1,16 +1,19 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { isDefinedSkill, isSkillboxError, SkillboxError } from "@skillbox/core";
+import { type DefinedSkill, isSkillboxError, SkillboxError } from "@skillbox/core";
 import {
   checkSyntax,
   displayPath,
-  importFresh,
   importInterceptorModule,
+  importSkillModule,
   listPackageFolders,
+  needsModuleForSchemas,
   type PackageDescriptor,
   readPackage,
+  resolveSkillSchemas,
   type SkillPackage,
 } from "@skillbox/loader";
+import { typecheckPackage } from "./typecheck-package.js";
 
 /** One thing wrong with a package. */
 export interface ValidationProblem {
@@ -18,6 +21,7 @@ export interface ValidationProblem {
   root: string;
   /** The file at fault (manifest or handler module). */
   file: string;
+  /** A `SkillboxError` code, or `TYPE_ERROR` for what tsc reports. */
   code: string;
   /** The manifest field at fault, when there is one. */
   field?: string;
@@ -34,10 +38,18 @@ export interface ValidatedPackage {
   ok: boolean;
 }
 
+/** Something `validate` could not check, which does not fail it (no TypeScript to typecheck with). */
+export interface ValidationWarning {
+  root: string;
+  message: string;
+}
+
 /** What `validatePackages` found. */
 export interface ValidationReport {
   packages: ValidatedPackage[];
   problems: ValidationProblem[];
+  /** Present when some check was skipped. */
+  warnings?: ValidationWarning[];
   ok: boolean;
 }
 
@@ -48,10 +60,15 @@ const KNOWN_RUNTIMES = ["inline", "worker", "container"];
 function problemsOf(root: string, error: unknown): ValidationProblem[] {
   const code = isSkillboxError(error) ? error.code : "HANDLER_INVALID";
   const dataFile = isSkillboxError(error) ? (error.data as { file?: unknown } | undefined)?.file : undefined;
+  const dataField = isSkillboxError(error)
+    ? (error.data as { field?: unknown } | undefined)?.field
+    : undefined;
   const file = typeof dataFile === "string" ? displayPath(resolve(dataFile)) : displayPath(root);
   const message = error instanceof Error ? error.message : String(error);
   return message.split("\n").map((line) => {
-    const field = /^[^`]*?: (?:unknown field )?`([^`]+)`/.exec(line)?.[1];
+    const field =
+      /^[^`]*?: (?:unknown field )?`([^`]+)`/.exec(line)?.[1] ??
+      (typeof dataField === "string" ? dataField : undefined);
     return field === undefined
       ? { root, file, code, message: line }
       : { root, file, code, field, message: line };
@@ -76,32 +93,47 @@ function checkRuntime(descriptor: PackageDescriptor): void {
 }
 
 /**
- * The loader imports a skill's module at load time for inline skills (on reload) and skills whose
- * schemas come from `defineSkill`; worker and container code never runs on the host. Importing
- * evaluates the module's top level, never a handler.
+ * Whether validate imports a skill's module: the loader does for inline skills (on reload and on
+ * the first call) and where `defineSkill` supplies the schemas. Worker and container code never
+ * runs on the host when it serves, so it is imported here only when the file calls `defineSkill`:
+ * validate is the one place those schemas are compared with the manifest's. Importing evaluates
+ * the module's top level, never a handler.
  */
-function importedOnLoad(descriptor: SkillPackage): boolean {
-  return (descriptor.manifest.runtime ?? "inline") === "inline" || descriptor.manifest.input === undefined;
+function importedByValidate(descriptor: SkillPackage): boolean {
+  if ((descriptor.manifest.runtime ?? "inline") === "inline" || needsModuleForSchemas(descriptor))
+    return true;
+  try {
+    return /\bdefineSkill\b/.test(readFileSync(descriptor.handlerPath, "utf8"));
+  } catch {
+    // Unreadable: importing it reports why.
+    return true;
+  }
 }
 
-async function checkHandlerExport(descriptor: SkillPackage): Promise<void> {
-  let exported: unknown;
+/** Imports the module as the loader does; returns its `defineSkill` value, if that is the export. */
+async function checkHandlerExport(descriptor: SkillPackage): Promise<DefinedSkill | undefined> {
+  const { defined } = await importSkillModule(descriptor.handlerPath, { root: descriptor.root });
+  return defined;
+}
+
+/**
+ * The schemas the loader would register, checked as it checks them: each compiles as the
+ * executor compiles it, and a schema declared in both the manifest and `defineSkill` agrees.
+ */
+async function checkSkillModule(descriptor: SkillPackage): Promise<ValidationProblem[]> {
+  const problems: ValidationProblem[] = [];
+  let defined: DefinedSkill | undefined;
   try {
-    exported = await importFresh(descriptor.handlerPath);
+    if (importedByValidate(descriptor)) defined = await checkHandlerExport(descriptor);
   } catch (error) {
-    throw new SkillboxError(
-      "HANDLER_INVALID",
-      `${displayPath(descriptor.handlerPath)}: failed to load: ${(error as Error).message}`,
-      { cause: error, data: { file: descriptor.handlerPath } },
-    );
+    problems.push(...problemsOf(descriptor.root, error));
   }
-  if (typeof exported !== "function" && !isDefinedSkill(exported)) {
-    throw new SkillboxError(
-      "HANDLER_INVALID",
-      `${displayPath(descriptor.handlerPath)}: the default export must be a handler function or defineSkill({...})`,
-      { data: { file: descriptor.handlerPath } },
-    );
+  try {
+    resolveSkillSchemas(descriptor, defined);
+  } catch (error) {
+    problems.push(...problemsOf(descriptor.root, error));
   }
+  return problems;
 }
 
 async function validatePackage(
@@ -123,7 +155,7 @@ async function validatePackage(
     // An interceptor is loaded as the host loads it: imported, and its factory called with the
     // manifest's options, so a missing import or options the factory refuses show up here.
     if (descriptor.kind === "interceptor") await importInterceptorModule(descriptor);
-    else if (importedOnLoad(descriptor)) await checkHandlerExport(descriptor);
+    else problems.push(...(await checkSkillModule(descriptor)));
   } catch (error) {
     problems.push(...problemsOf(root, error));
   }
@@ -173,7 +205,10 @@ function duplicateProblems(
  * Checks every package in `folder` (or `folder` itself when it is a package) without running
  * any handler: manifests against their schema, handler paths, handler syntax, the default export
  * of modules the loader imports, interceptor factories called with their manifest's `options`
- * (a plugin that would not load at start is caught before it), runtimes, and duplicate names.
+ * (a plugin that would not load at start is caught before it), runtimes, duplicate names, that
+ * every JSON Schema compiles as the executor compiles it, that a schema declared in both the
+ * manifest and `defineSkill` agrees, and — for a package with a `tsconfig.json` — its types
+ * (`TYPE_ERROR` problems; a warning when no TypeScript is installed to check them with).
  */
 export async function validatePackages(folder: string): Promise<ValidationReport> {
   const directory = resolve(folder);
@@ -187,5 +222,29 @@ export async function validatePackages(folder: string): Promise<ValidationReport
   const roots = ownManifest ? [directory] : (await listPackageFolders(directory)).sort();
   const validated = (await Promise.all(roots.map(validatePackage))).filter((result) => result !== undefined);
   const problems = [...validated.flatMap((result) => result.problems), ...duplicateProblems(validated)];
-  return { packages: validated.map((result) => result.entry), problems, ok: problems.length === 0 };
+  const warnings: ValidationWarning[] = [];
+  // One at a time: each tsc run is a whole-program check, heavy on a small machine.
+  for (const { entry, descriptor } of validated) {
+    if (descriptor === undefined) continue;
+    const result = await typecheckPackage(entry.root);
+    if (result.status === "skipped") {
+      if (result.reason !== "no tsconfig.json") warnings.push({ root: entry.root, message: result.reason });
+      continue;
+    }
+    for (const diagnostic of result.diagnostics) {
+      entry.ok = false;
+      problems.push({
+        root: entry.root,
+        file: displayPath(diagnostic.file),
+        code: "TYPE_ERROR",
+        message: diagnostic.message,
+      });
+    }
+  }
+  return {
+    packages: validated.map((result) => result.entry),
+    problems,
+    ...(warnings.length === 0 ? {} : { warnings }),
+    ok: problems.length === 0,
+  };
 }

@@ -74,7 +74,7 @@ function rowToExecution(row: ExecutionRow): SkillExecution {
 const OPEN_RUNNERS = new Set<string>();
 
 /** How long a runner's lease lasts when the options set none; it is renewed every third of it. */
-export const DEFAULT_RUNNER_LEASE_MS = 30_000;
+const DEFAULT_RUNNER_LEASE_MS = 30_000;
 /** Longest lease a timer can renew (Node timers hold at most 2^31 - 1 ms). */
 const MAX_RUNNER_LEASE_MS = 2_147_483_647;
 const MIN_RUNNER_LEASE_MS = 30;

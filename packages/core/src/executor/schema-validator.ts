@@ -24,6 +24,40 @@ function createAjv(): Ajv {
   return ajv;
 }
 
+/** Ajv configured as the executor's, for checking schemas before any call (kept empty: see below). */
+let checker: Ajv | undefined;
+/** Results by schema text: registering an unchanged skill again compiles nothing. */
+const checked = new Map<string, string | undefined>();
+/** Distinct schemas remembered before starting over (edits while watching add new ones). */
+const CHECKED_LIMIT = 1000;
+
+function compileProblem(schema: JsonSchema): string | undefined {
+  checker ??= createAjv();
+  try {
+    checker.compile(schema);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    // Forget the schema (and its `$id`): checking the next version of it must not clash.
+    checker.removeSchema(schema);
+  }
+}
+
+/**
+ * Why `schema` would not compile in the executor (Ajv's message), or undefined when it compiles.
+ * Registration, loaders and `skillbox validate` refuse a broken schema up front, so a caller
+ * never gets `INPUT_INVALID` for the skill's own mistake.
+ */
+export function findJsonSchemaProblem(schema: JsonSchema): string | undefined {
+  const key = JSON.stringify(schema);
+  if (checked.has(key)) return checked.get(key);
+  if (checked.size >= CHECKED_LIMIT) checked.clear();
+  const problem = compileProblem(schema);
+  checked.set(key, problem);
+  return problem;
+}
+
 /**
  * Validates inputs and outputs against a skill's JSON Schemas with Ajv. Validators are compiled
  * once per distinct schema (keyed by its JSON text), so re-registering a skill whose schemas did

@@ -23,8 +23,12 @@ export interface InterceptorResult {
   duration: number;
 }
 
-/** What `before` may return: nothing (continue), a new input, or an output that skips the handler. */
-export type BeforeHookResult = undefined | { input: unknown } | { output: unknown };
+/**
+ * What `before` may return: nothing (continue), a new input, or an output that skips the handler.
+ * `void` is part of it so that a hook that only guards (`if (…) throw deny(…)`) typechecks.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook whose body returns nothing is typed `void`
+export type BeforeHookResult = void | undefined | { input: unknown } | { output: unknown };
 
 /** What gets written to the audit trail; the `audit` hook may rewrite it (redaction). */
 export interface AuditEntry {
@@ -57,7 +61,8 @@ export interface Interceptor {
   after?(
     context: InterceptorContext,
     result: InterceptorResult,
-  ): undefined | { output: unknown } | Promise<undefined | { output: unknown }>;
+    // biome-ignore lint/suspicious/noConfusingVoidType: a hook whose body returns nothing is typed `void`
+  ): void | undefined | { output: unknown } | Promise<void | undefined | { output: unknown }>;
   /**
    * Runs after a failure. Return `{ output }` to recover (the execution then succeeds), or
    * nothing to let the error stand. Denials and cancellations cannot be recovered.
@@ -65,7 +70,8 @@ export interface Interceptor {
   onError?(
     context: InterceptorContext,
     error: SkillboxError,
-  ): undefined | { output: unknown } | Promise<undefined | { output: unknown }>;
+    // biome-ignore lint/suspicious/noConfusingVoidType: a hook whose body returns nothing is typed `void`
+  ): void | undefined | { output: unknown } | Promise<void | undefined | { output: unknown }>;
   /**
    * Runs once the final state is known — after retries, every other hook and the output check —
    * with the execution record as `execute()` returns it. For logging and metrics: it cannot

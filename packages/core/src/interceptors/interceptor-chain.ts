@@ -58,7 +58,10 @@ function applyBefore(
   return undefined;
 }
 
-function applyAfter(replaced: undefined | { output: unknown }, result: InterceptorResult): void {
+function applyAfter(
+  replaced: Awaited<ReturnType<NonNullable<Interceptor["after"]>>>,
+  result: InterceptorResult,
+): void {
   if (replaced !== undefined && replaced !== null && "output" in replaced) result.output = replaced.output;
 }
 

@@ -41,7 +41,7 @@ export function ownerWorkspaceSegment(owner: string): string {
 }
 
 /** The workspace root in force: the option, then `SKILLBOX_WORKSPACE_DIR`, then `.skillbox/workspaces`. */
-export function workspaceRoot(options: OwnerWorkspaceOptions = {}): string {
+function workspaceRoot(options: OwnerWorkspaceOptions = {}): string {
   const fromEnvironment = process.env.SKILLBOX_WORKSPACE_DIR;
   return resolve(options.root ?? (fromEnvironment ? fromEnvironment : ".skillbox/workspaces"));
 }

@@ -4,8 +4,8 @@ import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { createSkillHost, openDatabase, type SkillHost } from "@skillbox/core";
+import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryDirectory } from "../../../../test/helpers/temporary-host.js";
 
 const directories: string[] = [];
 const hosts: SkillHost[] = [];

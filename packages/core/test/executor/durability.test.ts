@@ -9,9 +9,9 @@ import {
   type SkillHost,
   type SkillHostOptions,
 } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/hanging-execution.mjs", import.meta.url));
 const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };

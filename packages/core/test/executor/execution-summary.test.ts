@@ -1,6 +1,6 @@
 import { DEFAULT_PREVIEW_LENGTH, type SkillboxError } from "@skillbox/core";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import { useTemporaryHosts } from "./executor-test-bed.js";
 
 const newTemporaryHost = useTemporaryHosts();

@@ -5,8 +5,8 @@ import {
   type SkillHostOptions,
   type SkillRegistration,
 } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, expect } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 
 /** Creates hosts on real database files; what it made is closed after each test of the file. */
 export type NewHost = (options?: Omit<SkillHostOptions, "database">) => TemporaryHost;

@@ -8,13 +8,13 @@ import {
   skillExecutor,
   skillRegistry,
 } from "@skillbox/core";
-import Database from "better-sqlite3";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createTemporaryDirectory,
   createTemporaryHost,
   type TemporaryHost,
-} from "../../../../test/helpers/temporary-host.js";
+} from "@skillbox/test-helpers/temporary-host";
+import Database from "better-sqlite3";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 /**
  * The reference document's "Registering a Skill and Handler" and "Executing a Skill"

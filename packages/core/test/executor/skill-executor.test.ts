@@ -9,8 +9,8 @@ import {
   type SkillExecution,
   type SkillLogger,
 } from "@skillbox/core";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { describe, expect, it } from "vitest";
-import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import { deferred, registerSkill as register, rejection, useTemporaryHosts } from "./executor-test-bed.js";
 
 const newHost = useTemporaryHosts();

@@ -12,8 +12,8 @@ import {
   type SkillHostOptions,
   type SkillRegistration,
 } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 
 const hosts: TemporaryHost[] = [];
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { RegistryChange, SkillRegistration } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 
 /** The child-process script; it imports the built `@skillbox/core` (dist), so run `pnpm build` first. */
 const WRITER = fileURLToPath(new URL("../fixtures/registry-writer.mjs", import.meta.url));

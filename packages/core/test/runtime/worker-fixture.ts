@@ -8,9 +8,9 @@ import type {
   SkillRegistration,
   WorkerRuntimeOptions,
 } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 
 /** A fresh temp tree per test and the hosts a test opened, all removed after each test. */
 export interface WorkerFixture {

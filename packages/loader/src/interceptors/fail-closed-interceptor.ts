@@ -5,7 +5,7 @@ import type { InterceptorPackage } from "../manifest/read-package.js";
  * Where a stand-in runs when the manifest declares no `order`: first, so that no other
  * interceptor can answer (a cache, say) before the refusal. The chain wants a finite number.
  */
-export const FIRST_ORDER = -Number.MAX_SAFE_INTEGER;
+const FIRST_ORDER = -Number.MAX_SAFE_INTEGER;
 
 /**
  * The stand-in for an interceptor plugin that failed to load (its module does not import, its

@@ -1,6 +1,7 @@
 import { pathToFileURL } from "node:url";
 import type { DefinedSkill, SkillRegistration } from "@skillbox/core";
 import type { SkillPackage } from "./read-package.js";
+import { resolveSkillSchemas } from "./skill-schemas.js";
 
 /** Marks registry entries the loader manages (in `skill.metadata.loader`). */
 export const LOADER_MARK = "@skillbox/loader";
@@ -21,19 +22,21 @@ export interface RegistrationContext {
 }
 
 /**
- * The registration of a skill package. A manifest that declares `input` is the whole definition
- * (the module is then imported lazily, so it cannot contribute); without it, `defineSkill` in
- * the module fills the gaps.
+ * The registration of a skill package. Schemas come from the manifest or from `defineSkill` in
+ * the module, whichever declares them, and must agree when both do (see `resolveSkillSchemas`).
+ * For the other fields a manifest that declares `input` is the whole definition; without it,
+ * `defineSkill` fills the gaps.
  */
 export function toRegistration(descriptor: SkillPackage, context: RegistrationContext): SkillRegistration {
   const { manifest } = descriptor;
+  const schemas = resolveSkillSchemas(descriptor, context.defined);
   const defined = manifest.input === undefined ? context.defined : undefined;
   return {
     name: manifest.name,
     version: manifest.version,
     description: manifest.description ?? defined?.description ?? "",
-    input: manifest.input ?? defined?.input ?? {},
-    output: manifest.output ?? defined?.output,
+    input: schemas.input ?? {},
+    output: schemas.output,
     handler: pathToFileURL(descriptor.handlerPath).href,
     runtime: manifest.runtime ?? defined?.runtime ?? "inline",
     timeoutMs: manifest.timeoutMs ?? defined?.timeoutMs,

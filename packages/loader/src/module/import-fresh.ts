@@ -2,6 +2,8 @@ import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
+import * as hostCore from "@skillbox/core";
+import * as hostCoreHandler from "@skillbox/core/handler";
 import { listPackageFiles } from "./hash-package-files.js";
 import { type JitiHooks, jitiInternals } from "./jiti-internals.js";
 
@@ -25,6 +27,20 @@ export interface ImportFreshOptions {
 // once the previous version is no longer referenced. The import-fresh tests fail if a jiti
 // upgrade changes this.
 
+/**
+ * What every module this loader imports gets for `@skillbox/core` and `@skillbox/core/handler`:
+ * the very modules the host runs, whatever the package's folder and whatever (if anything) it
+ * installed — the way Vite provides its client. So `defineSkill`, `SkillboxError`, `deny()` and
+ * the interceptor helpers a handler uses are the host's own (one instance, the host's version), a
+ * skill package declares `@skillbox/core` as a peer dependency only, and a project that installed
+ * just the CLI (pnpm's strict layout) runs skills that import it. Exact specifiers: any other
+ * subpath resolves from the package as usual.
+ */
+const HOST_MODULES: Record<string, unknown> = {
+  "@skillbox/core": hostCore,
+  "@skillbox/core/handler": hostCoreHandler,
+};
+
 /** Files jiti can evaluate itself (anything else, a `.node` addon say, loads natively). */
 const TRANSPILABLE = /\.(?:[cm]?[jt]sx?|json)$/;
 
@@ -44,7 +60,8 @@ function realPathOf(path: string): string | undefined {
  * file of its package it imports from source again — so after an edit the new code runs,
  * including edited helpers and JSON. Native `import()` would cache forever (stale code, and one
  * copy kept per reload); jiti without a module cache evaluates into objects the garbage
- * collector can reclaim once the previous version is no longer referenced.
+ * collector can reclaim once the previous version is no longer referenced. `@skillbox/core` is
+ * the host's (see `HOST_MODULES`); every other import resolves from the module's own folder.
  *
  * Returns the default export when there is one, else the module namespace.
  */
@@ -94,7 +111,14 @@ export async function importFresh(path: string, options: ImportFreshOptions = {}
   const { createJitiWithHooks, transform } = jitiInternals();
   const jiti = createJitiWithHooks(
     path,
-    { moduleCache: false, fsCache: false, tryNative: false, interopDefault: true, transform },
+    {
+      moduleCache: false,
+      fsCache: false,
+      tryNative: false,
+      interopDefault: true,
+      transform,
+      virtualModules: HOST_MODULES,
+    },
     hooks,
   );
   const namespace = (await jiti.import(path)) as Record<string, unknown> | undefined;

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import {
   type DefinedSkill,
   type Interceptor,
@@ -5,6 +6,7 @@ import {
   SkillboxError,
   type SkillHandler,
 } from "@skillbox/core";
+import { missingModuleMessage } from "@skillbox/core/handler-module";
 import { displayPath, type InterceptorPackage } from "../manifest/read-package.js";
 import { type ImportFreshOptions, importFresh } from "./import-fresh.js";
 
@@ -67,15 +69,23 @@ async function importHandlerModule(path: string, options: ImportFreshOptions): P
   try {
     return await importFresh(path, options);
   } catch (error) {
-    throw new SkillboxError(
-      "HANDLER_INVALID",
-      `${displayPath(path)}: failed to load: ${(error as Error).message}`,
-      {
-        cause: error,
-        data: { file: path },
-      },
-    );
+    throw loadFailure(path, error, options.root);
   }
+}
+
+/**
+ * The `HANDLER_INVALID` for a module at `path` that failed to load: a package it (or a file it
+ * imports) needs that is not installed for it is named with the fix, the way worker threads and
+ * sandboxes name it (`missingModuleMessage`); anything else is quoted. `root` is the package's
+ * code root (default: the module's folder).
+ */
+function loadFailure(path: string, error: unknown, root = dirname(path)): SkillboxError {
+  const missing = missingModuleMessage(error, { root, display: displayPath });
+  return new SkillboxError(
+    "HANDLER_INVALID",
+    missing ?? `${displayPath(path)}: failed to load: ${(error as Error).message}`,
+    { cause: error, data: { file: path } },
+  );
 }
 
 function describeValue(value: unknown): string {

@@ -1,6 +1,6 @@
 import { discoverNpmPackages, listPackageFolders } from "@skillbox/loader";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import { packageRootOf } from "../../src/discovery/discover-package-roots.js";
 
 let tree: TemporaryTree;

@@ -1,7 +1,7 @@
 import { isSkillboxError, type SkillboxError } from "@skillbox/core";
 import { readPackage } from "@skillbox/loader";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import { MESSAGE_INPUT, replyHandler, skillManifest } from "../loader-fixtures.js";
 
 let tree: TemporaryTree;

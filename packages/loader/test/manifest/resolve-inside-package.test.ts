@@ -1,6 +1,6 @@
 import { isSkillboxError, type SkillboxError } from "@skillbox/core";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import { resolveInsidePackage } from "../../src/manifest/resolve-inside-package.js";
 
 let tree: TemporaryTree;

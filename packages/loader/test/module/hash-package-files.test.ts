@@ -1,6 +1,6 @@
+import { makeSymlinkRing } from "@skillbox/test-helpers/symlink-ring";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeSymlinkRing } from "../../../../test/helpers/symlink-ring.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import {
   hashPackageFiles,
   listPackageFiles,

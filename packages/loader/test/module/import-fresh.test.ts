@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isSkillboxError, type SkillboxError } from "@skillbox/core";
 import { importFresh } from "@skillbox/loader";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import { jitiInternals } from "../../src/module/jiti-internals.js";
 
 let tree: TemporaryTree;

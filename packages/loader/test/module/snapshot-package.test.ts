@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join, relative } from "node:path";
+import { makeSymlinkRing } from "@skillbox/test-helpers/symlink-ring";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeSymlinkRing } from "../../../../test/helpers/symlink-ring.js";
-import { createTemporaryTree, type TemporaryTree } from "../../../../test/helpers/temporary-tree.js";
 import { hashPackageFiles } from "../../src/module/hash-package-files.js";
 import { snapshotPackage } from "../../src/module/snapshot-package.js";
 

@@ -6,7 +6,7 @@ import { errorResponse } from "./http-error.js";
 import { isLoopbackHostname } from "./is-loopback-hostname.js";
 
 /** The owner every caller acts as when no API keys are configured. */
-export const ANONYMOUS_OWNER = "public";
+const ANONYMOUS_OWNER = "public";
 
 const CHALLENGE = 'Bearer realm="skillbox"';
 

@@ -38,7 +38,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
 };
 
 /** The status for an error code: 500 for codes that do not describe a client mistake. */
-export function statusForCode(code: string): ContentfulStatusCode {
+function statusForCode(code: string): ContentfulStatusCode {
   return STATUS_BY_CODE[code] ?? 500;
 }
 

@@ -40,7 +40,8 @@ export interface McpServerHandle {
  * sync with the registry.
  *
  * - `tools/list`: one tool per skill name at its highest stable enabled version — what
- *   `execute(name)` runs — named by `skillToolName` (`@acme/weather` → `acme__weather`), with
+ *   `execute(name)` runs — named by core's `createToolNameMap` (`github.issues` → `github_issues`,
+ *   `@acme/weather` → `acme__weather`, a suffix only on a collision), with
  *   the skill's input schema (wrapped as `{ input }` when it admits no object, see
  *   `toolInputSchema`) and its output schema when that describes an object.
  * - `tools/call`: `executor.execute(name, arguments, { apiKeyId: owner, sessionId, signal })`,

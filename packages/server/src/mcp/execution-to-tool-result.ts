@@ -6,7 +6,7 @@ import { EXECUTION_META_KEY, type SkillTool, STATUS_META_KEY } from "./skill-to-
  * The `_meta` key of a failed tool result holding the error as callers see it — `{ code, message,
  * data? }` through core's `toCallerError` (no stack), e.g. `data.cause.code` of a `HANDLER_ERROR`.
  */
-export const ERROR_META_KEY = "skillbox/error";
+const ERROR_META_KEY = "skillbox/error";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

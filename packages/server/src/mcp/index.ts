@@ -9,4 +9,3 @@ export {
 export { createMcpServer, type McpServerHandle, type McpServerOptions } from "./create-mcp-server.js";
 export type { McpSessionEnd, McpSessionEndReason } from "./mcp-session-pool.js";
 export { type McpStdioSession, serveMcpStdio } from "./serve-mcp-stdio.js";
-export { skillNameFromToolName, skillToolName } from "./skill-tool-name.js";

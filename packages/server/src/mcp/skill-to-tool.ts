@@ -1,6 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Skill } from "@skillbox/core";
-import { skillToolName } from "./skill-tool-name.js";
 import { toolInputSchema } from "./tool-input-schema.js";
 
 /** A skill version as an MCP tool, with what a call needs to know about it. */
@@ -16,24 +15,25 @@ export interface SkillTool {
 }
 
 /** `_meta` keys on tools and tool results (MCP `_meta` names take a `prefix/` of their own). */
-export const SKILL_META_KEY = "skillbox/skill";
-export const VERSION_META_KEY = "skillbox/version";
+const SKILL_META_KEY = "skillbox/skill";
+const VERSION_META_KEY = "skillbox/version";
 export const EXECUTION_META_KEY = "skillbox/executionId";
 export const STATUS_META_KEY = "skillbox/status";
 
 /**
- * The MCP tool of a skill version: its mapped name (see `skillToolName`), the skill name as
+ * The MCP tool of a skill version: `toolName` (from core's `createToolNameMap` over the tools
+ * listed together, so it matches what `@skillbox/llm` calls the skill), the skill name as
  * `title`, its description, its input schema adapted to MCP's object-only `inputSchema` (see
  * `toolInputSchema`), and its output schema as `outputSchema` when that describes an object
  * (`type: "object"`) — MCP's `structuredContent` is always an object, so other outputs travel
  * as text only. `_meta` names the skill and the version.
  */
-export function skillToTool(skill: Skill): SkillTool {
+export function skillToTool(skill: Skill, toolName: string): SkillTool {
   const input = toolInputSchema(skill.schema.input);
   const output = skill.schema.output;
   const hasOutputSchema = output?.type === "object";
   const tool: Tool = {
-    name: skillToolName(skill.name),
+    name: toolName,
     title: skill.name,
     inputSchema: input.schema,
     _meta: { [SKILL_META_KEY]: skill.name, [VERSION_META_KEY]: skill.version },

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { SkillRegistry } from "@skillbox/core";
+import { createToolNameMap, type Skill, type SkillRegistry } from "@skillbox/core";
 import { type SkillTool, skillToTool } from "./skill-to-tool.js";
 
 /** The tools one owner sees at one moment. */
@@ -110,20 +110,17 @@ export class ToolCatalog {
   }
 
   private build(owner: string): ToolSnapshot {
-    const tools: SkillTool[] = [];
-    const byToolName = new Map<string, SkillTool>();
-    const names = new Set(this.registry.list(owner).map((skill) => skill.name));
-    for (const name of names) {
+    const skills: Skill[] = [];
+    for (const name of new Set(this.registry.list(owner).map((skill) => skill.name))) {
       // Enabled versions only, prereleases only when nothing stable exists: the version
       // `execute(name)` would run, which is what a call of this tool runs.
       const skill = this.registry.resolveVersion(name, undefined, owner);
-      if (skill === null) continue;
-      const entry = skillToTool(skill);
-      // Two hashed names can only meet through a 32-bit hash collision; the first keeps the name.
-      if (byToolName.has(entry.tool.name)) continue;
-      tools.push(entry);
-      byToolName.set(entry.tool.name, entry);
+      if (skill !== null) skills.push(skill);
     }
+    // Named over exactly the tools listed together, as `@skillbox/llm` names the same skills.
+    const names = createToolNameMap(skills.map((skill) => ({ name: skill.name })));
+    const tools = skills.map((skill) => skillToTool(skill, names.toolName({ name: skill.name }) as string));
+    const byToolName = new Map(tools.map((entry) => [entry.tool.name, entry]));
     return { tools, byToolName, signature: JSON.stringify(tools.map((entry) => entry.tool)) };
   }
 

@@ -44,7 +44,7 @@ export function messageRequest(
 }
 
 /** A fetch that adds `Authorization: Bearer <key>`. */
-export function fetchWithKey(key: string | undefined): typeof fetch {
+function fetchWithKey(key: string | undefined): typeof fetch {
   return (input, init) => {
     const headers = new Headers(init?.headers);
     if (key !== undefined) headers.set("authorization", `Bearer ${key}`);

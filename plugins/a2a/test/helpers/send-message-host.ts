@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { SkillRegistration } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import { type A2aSettingsOptions, createSendMessageSkill } from "../../index.ts";
 
 /** The skill's manifest, as the loader reads it. */

@@ -1,5 +1,5 @@
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterAll, afterEach } from "vitest";
-import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import { closeBrowser } from "../../lib/browser-pool.ts";
 import type { BrowserSettingsInput } from "../../lib/browser-settings.ts";
 import { createBrowserTestHost } from "./browser-test-host.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type DefinedSkill, isDefinedSkill, type SkillRegistration } from "@skillbox/core";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { expect } from "vitest";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import { createExtractSkill } from "../../extract/index.ts";
 import { createInteractSkill } from "../../interact/index.ts";
 import type { BrowserSettingsInput } from "../../lib/browser-settings.ts";
@@ -22,7 +22,7 @@ export const MEMBERS = {
 } as const satisfies Record<string, (settings?: BrowserSettingsInput) => DefinedSkill>;
 
 /** Reads `plugins/browser/<member>/skill.json`. */
-export function readManifest(member: keyof typeof MEMBERS): MemberManifest {
+function readManifest(member: keyof typeof MEMBERS): MemberManifest {
   return JSON.parse(
     readFileSync(new URL(`../../${member}/skill.json`, import.meta.url), "utf8"),
   ) as MemberManifest;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { DefinedSkill, SkillLogger, SkillRegistration } from "@skillbox/core";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createCommitActivitySkill } from "../../commit-activity/index.ts";
 import { createContributorsSkill } from "../../contributors/index.ts";
 import { createIssuesSkill } from "../../issues/index.ts";

@@ -1,5 +1,5 @@
 import type { SkillLogger } from "@skillbox/core";
-import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { githubEtagCache } from "../../lib/etag-cache.ts";
 import type { GithubSettingsOptions } from "../../lib/github-settings.ts";
 import { type FakeGithub, startFakeGithub } from "./fake-github.ts";

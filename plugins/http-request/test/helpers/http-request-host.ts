@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { DefinedSkill, SkillRegistration } from "@skillbox/core";
-import { createTemporaryHost, type TemporaryHost } from "../../../../test/helpers/temporary-host.js";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 
 /** skill.json as the loader reads it. */
 export interface SkillManifest extends Omit<SkillRegistration, "handler"> {

@@ -1,6 +1,6 @@
 import type { DefinedSkill, ExecuteOptions, SkillExecution } from "@skillbox/core";
+import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach } from "vitest";
-import type { TemporaryHost } from "../../../../test/helpers/temporary-host.js";
 import {
   createHttpRequestSkill,
   type HttpRequestOutput,

@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// Checks the public packages as they will be published, from the tarballs `pnpm pack` makes
+// (the same files and the same package.json a user installs, `workspace:` and `catalog:`
+// replaced); checks that every range a workspace package spells for a catalog package is the
+// catalog's, and that the packages people copy out of the repository (plugins, the
+// skill-package examples) carry only ranges npm understands. Run by `pnpm check:packages`
+// before knip; expects `pnpm build` to have run (the tarballs hold dist/).
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+
+const run = promisify(execFile);
+const root = new URL("..", import.meta.url).pathname;
+
+/** Folders of the packages published to npm. */
+const PUBLIC_PACKAGES = ["core", "loader", "sandbox", "server", "llm", "cli"].map(
+  (name) => `packages/${name}`,
+);
+/** Files loaded by path at run time (not through `exports` or `bin`, so publint cannot see them). */
+const REQUIRED_FILES = {
+  "packages/core": ["worker/skill-worker.mjs", "worker/handler-module.mjs", "worker/handler-module.d.mts"],
+  "packages/sandbox": ["runner/container-runner.mjs", "scripts/build-test-image.sh"],
+  "packages/cli": ["bin/skillbox.mjs"],
+};
+/** What a tarball never needs: tests, fixtures and the compiler's incremental state. */
+const NEEDLESS_FILE = /(^|\/)(test|tests|__tests__|fixtures)\/|\.test\.[cm]?[jt]s$|\.tsbuildinfo$/;
+const DEPENDENCY_FIELDS = ["dependencies", "peerDependencies", "optionalDependencies"];
+/** Protocols only pnpm inside this workspace understands. */
+const WORKSPACE_ONLY_RANGE = /^(workspace|catalog):/;
+
+const problems = [];
+const readJson = (path) => JSON.parse(readFileSync(join(root, path), "utf8"));
+
+/** The default catalog of pnpm-workspace.yaml: `  name: range` lines under `catalog:`. */
+function readCatalog() {
+  const lines = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8").split("\n");
+  const start = lines.indexOf("catalog:");
+  if (start === -1) throw new Error("pnpm-workspace.yaml: no `catalog:` block (this script reads it)");
+  const catalog = new Map();
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
+    const entry = /^ {2}"?([^":]+)"?: (\S+)$/.exec(line);
+    if (entry === null) break;
+    catalog.set(entry[1], entry[2]);
+  }
+  return catalog;
+}
+
+async function pack(folder, destination) {
+  const { stdout } = await run("pnpm", ["pack", "--pack-destination", destination, "--json"], {
+    cwd: join(root, folder),
+  });
+  return JSON.parse(stdout).filename;
+}
+
+async function checkTarball(folder, tarball) {
+  const { stdout: listing } = await run("tar", ["-tzf", tarball]);
+  const files = listing
+    .split("\n")
+    .filter(Boolean)
+    .map((path) => path.replace(/^package\//, ""));
+  for (const file of files.filter((path) => NEEDLESS_FILE.test(path))) {
+    problems.push(`${folder}: the tarball holds ${file}; narrow "files" in package.json`);
+  }
+  // dist/ is never cleaned by `tsc -b`: an output whose source was moved or deleted would ship.
+  for (const file of files.filter((path) => /^dist\/.*\.js$/.test(path))) {
+    const source = file.replace(/^dist\//, "src/").replace(/\.js$/, ".ts");
+    if (!files.includes(source)) {
+      problems.push(
+        `${folder}: ${file} has no ${source}; a stale build output: rm -rf ${folder}/dist && pnpm build`,
+      );
+    }
+  }
+  for (const file of REQUIRED_FILES[folder] ?? []) {
+    if (!files.includes(file)) problems.push(`${folder}: the tarball lacks ${file}; add it to "files"`);
+  }
+  const { stdout: manifestText } = await run("tar", ["-xOzf", tarball, "package/package.json"]);
+  const manifest = JSON.parse(manifestText);
+  for (const field of [...DEPENDENCY_FIELDS, "devDependencies"]) {
+    for (const [name, range] of Object.entries(manifest[field] ?? {})) {
+      if (WORKSPACE_ONLY_RANGE.test(range)) {
+        problems.push(`${folder}: the packed ${field}.${name} is still "${range}"; pack with pnpm 10`);
+      }
+    }
+  }
+  // Without `default`, require() and loaders that resolve like it (jiti, in a strict pnpm layout)
+  // fail with `No "exports" main defined`, although Node >= 20.19 can require() these ESM files.
+  for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
+    if (typeof target === "object" && target !== null && !("default" in target)) {
+      problems.push(
+        `${folder}: exports["${subpath}"] has no "default" condition; name the ESM file under it`,
+      );
+    }
+  }
+  const buffer = readFileSync(tarball);
+  const lint = await publint({
+    pack: { tarball: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) },
+    strict: true,
+  });
+  for (const message of lint.messages) {
+    problems.push(
+      `${folder}: publint ${message.type}: ${formatMessage(message, lint.pkg, { color: false })}`,
+    );
+  }
+  // The packages are ESM only ("type": "module", Node >= 20.19, which can also require() them):
+  // the esm-only profile skips the node10 and CommonJS resolutions, which would only say so.
+  try {
+    await run("pnpm", ["exec", "attw", tarball, "--profile", "esm-only", "--format", "ascii"], { cwd: root });
+  } catch (error) {
+    problems.push(`${folder}: attw (are the types wrong) failed:\n${error.stdout}${error.stderr}`);
+  }
+}
+
+/** Packages copied out of the repository as they are (plugins/*, these examples): npm must accept them. */
+const COPYABLE = [/^plugins\//, /^examples\/(interceptor-plugin|npm-skill-package)$/];
+
+/** The folders of pnpm-workspace.yaml's `packages:` list (`dir` or `dir/*`), and the root. */
+function workspaceFolders() {
+  const lines = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8").split("\n");
+  const folders = ["."];
+  for (const line of lines.slice(lines.indexOf("packages:") + 1)) {
+    const entry = /^ {2}- (\S+)$/.exec(line);
+    if (entry === null) break;
+    const pattern = entry[1];
+    if (!pattern.endsWith("/*")) {
+      folders.push(pattern);
+      continue;
+    }
+    const parent = pattern.slice(0, -2);
+    for (const child of readdirSync(join(root, parent), { withFileTypes: true })) {
+      if (child.isDirectory() && existsSync(join(root, parent, child.name, "package.json"))) {
+        folders.push(`${parent}/${child.name}`);
+      }
+    }
+  }
+  return folders;
+}
+
+/**
+ * Every workspace package that spells a range for a catalog package spells the catalog's (the
+ * loader spells jiti's because it reads it back at run time); the copyable ones spell only ranges
+ * npm understands and take `@skillbox/core` from the host, as a peer.
+ */
+function checkDeclaredRanges(catalog) {
+  for (const folder of workspaceFolders()) {
+    const manifest = readJson(`${folder}/package.json`);
+    const copyable = COPYABLE.some((pattern) => pattern.test(folder));
+    for (const field of [...DEPENDENCY_FIELDS, "devDependencies"]) {
+      for (const [name, range] of Object.entries(manifest[field] ?? {})) {
+        if (copyable && WORKSPACE_ONLY_RANGE.test(range)) {
+          problems.push(
+            `${folder}/package.json: ${field}.${name} is "${range}", which npm refuses; spell a range`,
+          );
+        } else if (catalog.has(name) && range !== "catalog:" && catalog.get(name) !== range) {
+          problems.push(
+            `${folder}/package.json: ${field}.${name} is "${range}" but the catalog in pnpm-workspace.yaml says "${catalog.get(name)}"; use "catalog:" or the catalog's range`,
+          );
+        }
+      }
+    }
+    if (copyable && manifest.dependencies?.["@skillbox/core"] !== undefined) {
+      problems.push(
+        `${folder}/package.json: @skillbox/core is a dependency; the host provides it, declare it under peerDependencies`,
+      );
+    }
+  }
+}
+
+const destination = mkdtempSync(join(tmpdir(), "skillbox-check-packages-"));
+try {
+  checkDeclaredRanges(readCatalog());
+  await Promise.all(
+    PUBLIC_PACKAGES.map(async (folder) => checkTarball(folder, await pack(folder, destination))),
+  );
+} finally {
+  rmSync(destination, { recursive: true, force: true });
+}
+if (problems.length > 0) {
+  console.error(problems.join("\n"));
+  process.exit(1);
+}
+console.log(`check-packages: ${PUBLIC_PACKAGES.length} tarballs and the copyable packages are fine`);

@@ -1,0 +1,63 @@
+// Types of `@skillbox/core/handler-module` (handler-module.mjs is plain JavaScript, so that it
+// runs unbuilt in worker threads and sandboxes). The loader uses `missingModuleMessage` so that
+// a missing package reads the same whichever runtime loads the handler.
+
+/** The path in the package a path in one of its loader snapshots stands for (any other path as is). */
+export function packagePathOf(path: string): string;
+
+/**
+ * The host's `@skillbox/core` entry files, by the specifiers handlers import them with; `light`
+ * maps both to the light entry (`@skillbox/core/handler`).
+ */
+export function hostCoreAliases(options?: { light?: boolean }): Record<string, string>;
+
+/**
+ * The package name of a bare import specifier (`@scope/pkg/sub` → `@scope/pkg`, `zod/v4` →
+ * `zod`); undefined for paths, URLs, `#imports` and Node's built-ins.
+ */
+export function packageNameOf(specifier: string): string | undefined;
+
+/**
+ * The message for a module that failed to load because a package it imports is not installed for
+ * it, naming the importing file, the package folder and the fix; undefined for any other failure.
+ */
+export function missingModuleMessage(
+  error: unknown,
+  options: { root: string; display?: (path: string) => string },
+): string | undefined;
+
+/** A path relative to the working directory when it is inside it. */
+export function displayPathFromCwd(path: string): string;
+
+/** Options of {@link importHandler}. */
+export interface ImportHandlerOptions {
+  /** Give handlers the light entry for `@skillbox/core` too (sandboxes). */
+  lightCore?: boolean;
+  /** The skill's folder, named when no package.json is found (default: the module's). */
+  root?: string;
+  /** The path the user knows for a path here (default: a snapshot file's path in its package). */
+  hostPath?: (path: string) => string;
+  /** Show paths inside the working directory relative to it (default true). */
+  relativeToCwd?: boolean;
+}
+
+/** Imports a handler module and returns its handler; throws a `HANDLER_INVALID`-coded error. */
+export function importHandler(
+  modulePath: string,
+  options?: ImportHandlerOptions,
+): Promise<(input: unknown, context: unknown) => unknown>;
+
+/** An error as plain data, to cross a thread or process boundary. */
+export function serializeError(error: unknown): {
+  name: string;
+  code?: string | number;
+  message: string;
+  stack?: string;
+  data?: unknown;
+  retryable?: boolean;
+};
+
+/** A logger writing one JSON line per entry to stderr. */
+export function createLogger(
+  fields: Record<string, unknown>,
+): Record<"debug" | "info" | "warn" | "error", (message: string, extra?: Record<string, unknown>) => void>;
