@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import * as hostCore from "@skillbox/core";
 import * as hostCoreHandler from "@skillbox/core/handler";
 import { listPackageFiles } from "./hash-package-files.js";
+import { HoistedImportGuard } from "./hoisted-import-guard.js";
 import { type JitiHooks, jitiInternals } from "./jiti-internals.js";
 
 /** Options of {@link importFresh}. */
@@ -73,11 +74,21 @@ export async function importFresh(path: string, options: ImportFreshOptions = {}
     const real = realPathOf(file);
     if (real !== undefined) packageFiles.add(real);
   }
-  const isPackageFile = (id: string | URL): string | undefined => {
+  const fileOf = (id: string | URL): string | undefined => {
     const text = typeof id === "string" ? id : id.href;
-    const file = text.startsWith("file:") ? fileURLToPath(text) : isAbsolute(text) ? text : undefined;
+    return text.startsWith("file:") ? fileURLToPath(text) : isAbsolute(text) ? text : undefined;
+  };
+  const isPackageFile = (id: string | URL): string | undefined => {
+    const file = fileOf(id);
     const real = file === undefined ? undefined : realPathOf(file);
     return real !== undefined && packageFiles.has(real) && TRANSPILABLE.test(real) ? real : undefined;
+  };
+  // Only the package's own files go through jiti, so what loads natively from here on is what
+  // they import directly: each such package must be one the skill may see (see the guard).
+  const guard = new HoistedImportGuard(root, path);
+  const refusalOf = (id: string | URL): Error | undefined => {
+    const file = fileOf(id);
+    return file === undefined ? undefined : guard.refusalOf(file);
   };
   const hooks: JitiHooks = {
     onError(error) {
@@ -85,6 +96,8 @@ export async function importFresh(path: string, options: ImportFreshOptions = {}
     },
     nativeImport(id) {
       if (isPackageFile(id) !== undefined) return Promise.reject(new Error(EVALUATE_FRESH));
+      const refusal = refusalOf(id);
+      if (refusal !== undefined) return Promise.reject(refusal);
       return import(typeof id === "string" ? id : id.href);
     },
     createRequire(filename) {
@@ -96,6 +109,8 @@ export async function importFresh(path: string, options: ImportFreshOptions = {}
           if (file.endsWith(".json")) delete native.cache[file];
           else throw new Error(EVALUATE_FRESH);
         }
+        const refusal = refusalOf(id);
+        if (refusal !== undefined) throw refusal;
         return native(id);
       }) as NodeJS.Require;
       return Object.assign(fresh, {
@@ -116,7 +131,14 @@ export async function importFresh(path: string, options: ImportFreshOptions = {}
       fsCache: false,
       tryNative: false,
       interopDefault: true,
-      transform,
+      // jiti answers a refused native load by transpiling the file itself: the refusal of an
+      // undeclared package is raised there, before any of its code is evaluated.
+      transform: (transformOptions) => {
+        const refusal =
+          transformOptions.filename === undefined ? undefined : refusalOf(transformOptions.filename);
+        if (refusal !== undefined) throw refusal;
+        return transform(transformOptions);
+      },
       virtualModules: HOST_MODULES,
     },
     hooks,
