@@ -197,7 +197,9 @@ describe("exit codes", { timeout: 60_000 }, () => {
 
     const help = await project.run(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/Exit codes:\n\s+0\s+success\n\s+1\s+[^\n]*\n(?:\s{4,}[^\n]*\n)*\s+2\s+usage error/);
+    expect(help.stdout).toMatch(
+      /Exit codes:\n\s+0\s+success\n\s+1\s+[^\n]*\n(?:\s{4,}[^\n]*\n)*\s+2\s+usage error/,
+    );
   });
 });
 

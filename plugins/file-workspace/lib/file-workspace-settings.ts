@@ -58,11 +58,6 @@ const ENVIRONMENT_NAMES: Record<keyof FileWorkspaceSettings, string> = {
   maxDepth: "SKILLBOX_WORKSPACE_MAX_DEPTH",
 };
 
-/** The name of the environment variable of a setting, for messages. */
-function settingVariable(key: keyof FileWorkspaceSettings): string {
-  return ENVIRONMENT_NAMES[key];
-}
-
 function integerFromEnvironment(
   env: NodeJS.ProcessEnv,
   key: Exclude<keyof FileWorkspaceSettings, "root">,
