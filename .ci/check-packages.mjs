@@ -78,6 +78,11 @@ async function checkTarball(folder, tarball) {
   for (const file of REQUIRED_FILES[folder] ?? []) {
     if (!files.includes(file)) problems.push(`${folder}: the tarball lacks ${file}; add it to "files"`);
   }
+  // pnpm packs the package's README and the LICENSE (the workspace root's when the package has none).
+  for (const file of ["LICENSE", "README.md"]) {
+    if (!files.includes(file))
+      problems.push(`${folder}: the tarball lacks ${file}; add ${folder}/${file} (or a LICENSE at the root)`);
+  }
   const { stdout: manifestText } = await run("tar", ["-xOzf", tarball, "package/package.json"]);
   const manifest = JSON.parse(manifestText);
   for (const field of [...DEPENDENCY_FIELDS, "devDependencies"]) {

@@ -29,7 +29,8 @@ afterEach(async () => {
 /** A file of the tree as messages name it. */
 const shown = (path: string) => displayPath(tree.path(path));
 
-async function load() {
+/** A loader of the tree's plugins/ into the temporary host, closed after the test. */
+function createLoader(): SkillLoader {
   const loader = new SkillLoader({
     dirs: [tree.path("plugins")],
     npm: false,
@@ -37,7 +38,11 @@ async function load() {
     executor: host.executor,
   });
   loaders.push(loader);
-  return loader.loadAll();
+  return loader;
+}
+
+async function load() {
+  return createLoader().loadAll();
 }
 
 /** A handler module declaring its schemas with zod (`input` and `output` are zod expressions). */
@@ -127,13 +132,7 @@ describe("one schema source", () => {
       "index.ts": zodHandler(WEATHER_INPUT),
     });
     // The module is imported lazily (start stays fast); the first call imports and compares it.
-    const loader = new SkillLoader({
-      dirs: [tree.path("plugins")],
-      npm: false,
-      registry: host.registry,
-      executor: host.executor,
-    });
-    loaders.push(loader);
+    const loader = createLoader();
     const errors: { code: string; message: string }[] = [];
     loader.on("error", (failed) => errors.push({ code: failed.code, message: failed.message }));
     expect((await loader.loadAll()).failed).toEqual([]);
@@ -158,13 +157,7 @@ describe("one schema source", () => {
       "skill.json": manifest,
       "index.ts": zodHandler("z.object({ city: z.string().min(1) })"),
     });
-    const loader = new SkillLoader({
-      dirs: [tree.path("plugins")],
-      npm: false,
-      registry: host.registry,
-      executor: host.executor,
-    });
-    loaders.push(loader);
+    const loader = createLoader();
     expect((await loader.loadAll()).failed).toEqual([]);
     // Served once, so the good version's module is the one in memory (it is imported lazily).
     expect((await host.executor.execute("weather", { city: "Oslo" })).output).toEqual({ city: "Oslo" });
