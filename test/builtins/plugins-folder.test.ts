@@ -5,13 +5,13 @@ import { join, resolve } from "node:path";
 import type { SkillExecution } from "@skillbox/core";
 import { type LoadSkillsResult, loadSkills } from "@skillbox/loader";
 import { createContainerRuntime } from "@skillbox/sandbox";
+import { hasPodman } from "@skillbox/test-helpers/engine-availability";
 import {
   createTemporaryDirectory,
   createTemporaryHost,
   type TemporaryHost,
 } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hasPodman } from "../../packages/sandbox/test/engine-availability.js";
 import { repositoryJson } from "../../plugins/github/test/helpers/github-fixtures.js";
 
 /**

@@ -34,8 +34,8 @@
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { hasPodman } from "@skillbox/test-helpers/engine-availability";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasPodman } from "../../packages/sandbox/test/engine-availability.js";
 import { extractSamples, type MarkdownSample } from "./markdown-samples.js";
 import {
   createSampleProject,

@@ -2,9 +2,9 @@ import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { hasPodman } from "@skillbox/test-helpers/engine-availability";
 import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
-import { hasPodman } from "../../packages/sandbox/test/engine-availability.js";
 
 const run = promisify(execFile);
 const repositoryRoot = resolve(import.meta.dirname, "../..");

@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   describeWithEngine,
   listSkillboxContainers,
   podmanRequirement,
-} from "../../packages/sandbox/test/engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeResult, type ProcessResult } from "./child-processes.js";
 import { expectSuccess, printedJson } from "./cli-expectations.js";
 import { describeInstalledPackageSteps } from "./installed-package-steps.js";

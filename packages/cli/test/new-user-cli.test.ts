@@ -1,7 +1,7 @@
 import { cpSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { hasTestImage } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hasTestImage } from "../../sandbox/test/engine-availability.js";
 import { echoFolder, skillFolder } from "./cli-fixtures.js";
 import { type CliProject, type CliResult, createCliProject } from "./cli-process.js";
 

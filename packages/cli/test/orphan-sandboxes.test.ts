@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { currentSandboxOwner, formatSandboxOwner } from "@skillbox/sandbox";
-import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   containersLabelled,
   deadPid,
@@ -9,7 +8,8 @@ import {
   removeContainersLabelled,
   startLabelledContainer,
   TEST_IMAGE,
-} from "../../sandbox/test/engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { skillFolder } from "./cli-fixtures.js";
 import { type CliProject, createCliProject } from "./cli-process.js";
 

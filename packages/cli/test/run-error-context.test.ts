@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { hasPodman } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hasPodman } from "../../sandbox/test/engine-availability.js";
 import { skillFolder } from "./cli-fixtures.js";
 import { type CliProject, createCliProject } from "./cli-process.js";
 

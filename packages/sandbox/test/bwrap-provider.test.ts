@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SkillboxError } from "@skillbox/core";
 import { createBwrapProvider, SandboxRunner } from "@skillbox/sandbox";
+import { bwrapRequirement, describeWithEngine } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, expect, it, vi } from "vitest";
-import { bwrapRequirement, describeWithEngine } from "./engine-availability.js";
 import {
   filesystemAndPrivilegeProbe,
   hardenedProbeResult,

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createBwrapProvider, createContainerRuntime, SandboxRunner } from "@skillbox/sandbox";
+import { bwrapRequirement, describeWithEngine } from "@skillbox/test-helpers/engine-availability";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { bwrapRequirement, describeWithEngine } from "./engine-availability.js";
 import {
   createRecordingLogger,
   expectProbeLogs,

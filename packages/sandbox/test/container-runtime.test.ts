@@ -6,15 +6,15 @@ import {
   createPodmanProvider,
   SandboxRunner,
 } from "@skillbox/sandbox";
-import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   describeWithEngine,
   listSkillboxContainers,
   podmanRequirement,
   removeLeftoverContainers,
   TEST_IMAGE,
-} from "./engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createRecordingLogger,
   expectProbeLogs,

@@ -2,7 +2,6 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDockerProvider, SandboxRunner } from "@skillbox/sandbox";
-import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   type DockerApiService,
   describeWithEngine,
@@ -11,7 +10,8 @@ import {
   removeLeftoverContainers,
   startDockerApiService,
   TEST_IMAGE,
-} from "./engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { NETWORK_PROBE, nodeCommand } from "./isolation-probes.js";
 
 /**

@@ -14,7 +14,6 @@ import {
   SANDBOX_LABEL,
   SandboxRunner,
 } from "@skillbox/sandbox";
-import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import {
   bwrapRequirement,
   containersLabelled,
@@ -28,7 +27,8 @@ import {
   startDockerApiService,
   startLabelledContainer,
   TEST_IMAGE,
-} from "./engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 
 const BUILT_PACKAGE = fileURLToPath(new URL("../dist/index.js", import.meta.url));
 const CGROUP_ROOT = "/sys/fs/cgroup";

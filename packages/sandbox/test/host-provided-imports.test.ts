@@ -5,15 +5,15 @@ import {
   createPodmanProvider,
   SandboxRunner,
 } from "@skillbox/sandbox";
-import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
-import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
-import { afterEach, beforeEach, expect, it } from "vitest";
 import {
   describeWithEngine,
   podmanRequirement,
   removeLeftoverContainers,
   TEST_IMAGE,
-} from "./engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
+import { afterEach, beforeEach, expect, it } from "vitest";
 
 // A container skill in a folder under the OS temp dir, outside the workspace: the sandbox shows
 // the handler its own folder only, and the runner provides `@skillbox/core` (both entries).

@@ -2,15 +2,15 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import type { SkillExecution } from "@skillbox/core";
 import { createContainerRuntime, createPodmanProvider, SandboxRunner } from "@skillbox/sandbox";
-import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
-import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import {
   describeWithEngine,
   podmanRequirement,
   removeLeftoverContainers,
   TEST_IMAGE,
-} from "./engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
+import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { type LoadedContainerSkills, loadContainerSkills } from "./fixtures/container-skills.js";
 import { nodeCommand } from "./isolation-probes.js";
 

@@ -24,8 +24,8 @@ import {
   type SandboxSpec,
   type SpawnPlan,
 } from "@skillbox/sandbox";
+import { describeWithEngine, podmanRequirement } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeWithEngine, podmanRequirement } from "./engine-availability.js";
 
 const SECRET_VALUE = '{"apiKey":"do-not-show-in-ps"}';
 

@@ -13,14 +13,14 @@ import {
   type StartedSandbox,
   sandboxRunner,
 } from "@skillbox/sandbox";
-import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   describeWithEngine,
   listSkillboxContainers,
   podmanRequirement,
   removeLeftoverContainers,
   TEST_IMAGE,
-} from "./engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   filesystemAndPrivilegeProbe,
   hardenedProbeResult,

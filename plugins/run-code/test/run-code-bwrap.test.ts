@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createBwrapProvider, SandboxRunner } from "@skillbox/sandbox";
+import { bwrapRequirement, describeWithEngine } from "@skillbox/test-helpers/engine-availability";
 import { expect, it, vi } from "vitest";
-import { bwrapRequirement, describeWithEngine } from "../../../packages/sandbox/test/engine-availability.js";
 import { findOnPath } from "../lib/find-interpreter.ts";
 import { runCodeBehaviours, useRunCodeHost } from "./run-code-behaviours.js";
 import { outputOf } from "./run-code-host.js";

@@ -1,12 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { createPodmanProvider, SandboxRunner } from "@skillbox/sandbox";
-import { describe, expect, it, vi } from "vitest";
 import {
   describeWithEngine,
   listSkillboxContainers,
   podmanRequirement,
   removeLeftoverContainers,
-} from "../../../packages/sandbox/test/engine-availability.js";
+} from "@skillbox/test-helpers/engine-availability";
+import { describe, expect, it, vi } from "vitest";
 import { runCodeBehaviours, useRunCodeHost } from "./run-code-behaviours.js";
 import { outputOf, registerRunCode } from "./run-code-host.js";
 
