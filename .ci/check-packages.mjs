@@ -22,7 +22,12 @@ const PUBLIC_PACKAGES = ["core", "loader", "sandbox", "server", "llm", "cli"].ma
 );
 /** Files loaded by path at run time (not through `exports` or `bin`, so publint cannot see them). */
 const REQUIRED_FILES = {
-  "packages/core": ["worker/skill-worker.mjs", "worker/handler-module.mjs", "worker/handler-module.d.mts"],
+  "packages/core": [
+    "worker/skill-worker.mjs",
+    "worker/handler-module.mjs",
+    "worker/handler-module.d.mts",
+    "worker/hoisted-import-guard.mjs",
+  ],
   "packages/sandbox": ["runner/container-runner.mjs", "scripts/build-test-image.sh"],
   "packages/cli": ["bin/skillbox.mjs"],
 };

@@ -61,3 +61,18 @@ export function serializeError(error: unknown): {
 export function createLogger(
   fields: Record<string, unknown>,
 ): Record<"debug" | "info" | "warn" | "error", (message: string, extra?: Record<string, unknown>) => void>;
+
+/**
+ * Refuses the packages a skill only reaches because they were hoisted above its folder for
+ * someone else (npm's flat layout): one found in a `node_modules` above `root` loads only when a
+ * package.json between the skill and that folder declares it.
+ */
+export class HoistedImportGuard {
+  /**
+   * `root` is the skill package's folder; `importer` names the module being imported in errors;
+   * `provided` are folders of packages the host provides to every handler, loaded wherever they are.
+   */
+  constructor(root: string, importer: string, options?: { provided?: string[] });
+  /** Node's `ERR_MODULE_NOT_FOUND`, shaped for the missing-package message, or undefined: it may load. */
+  refusalOf(file: string): Error | undefined;
+}

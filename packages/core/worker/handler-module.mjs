@@ -2,10 +2,13 @@
 // module, and carrying errors and log lines across a process or thread boundary. Plain
 // JavaScript, so it runs unbuilt, and it imports only jiti and Node, so it loads inside a sandbox.
 import { existsSync, readFileSync } from "node:fs";
-import { isBuiltin } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { createRequire, isBuiltin } from "node:module";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
+import { HoistedImportGuard } from "./hoisted-import-guard.mjs";
+
+export { HoistedImportGuard };
 
 /**
  * Where the loader keeps a package's snapshots (`snapshotPackage` in `@skillbox/loader`): a
@@ -154,13 +157,22 @@ export async function importHandler(modulePath, options = {}) {
   const display = relativeToCwd ? (path) => displayPathFromCwd(hostPath(path)) : hostPath;
   // No module cache: after a hot reload the new code runs, imports included, and the old
   // module can be collected once nothing refers to it.
-  const jiti = createJiti(modulePath, {
+  const jitiOptions = {
     moduleCache: false,
     fsCache: false,
     tryNative: false,
     interopDefault: true,
     alias: hostCoreAliases({ light: lightCore }),
-  });
+  };
+  // A sandbox holds only the skill's folder, so nothing hoisted can be reached there; on the
+  // host, packages above the skill's folder are checked (see HoistedImportGuard).
+  const jiti = lightCore
+    ? createJiti(modulePath, jitiOptions)
+    : createGuardedJiti(
+        modulePath,
+        jitiOptions,
+        new HoistedImportGuard(packagePathOf(root), modulePath, { provided: [CORE_FOLDER] }),
+      );
   let namespace;
   try {
     namespace = await jiti.import(modulePath);
@@ -198,6 +210,71 @@ export async function importHandler(modulePath, options = {}) {
     );
   }
   return handler;
+}
+
+const requireHere = createRequire(import.meta.url);
+/** This `@skillbox/core`'s folder: the entry files `hostCoreAliases` gives handlers live in it. */
+const CORE_FOLDER = fileURLToPath(new URL("..", import.meta.url));
+let jitiFactory;
+
+/**
+ * jiti's internal factory and Babel transform (`dist/jiti.cjs`, `dist/babel.cjs`), which its
+ * public entry (`lib/jiti.mjs`) calls with fixed hooks: built here with hooks that check every
+ * module jiti loads natively or transpiles against `guard`. jiti answers a refused native load
+ * by transpiling the file itself, so the transform refuses too, before any of its code runs.
+ * The loader builds its inline instances the same way (`importFresh`); core and the loader
+ * depend on the same jiti range, whose internal layout the worker tests exercise.
+ */
+function createGuardedJiti(modulePath, options, guard) {
+  if (jitiFactory === undefined) {
+    const folder = dirname(requireHere.resolve("jiti/package.json"));
+    let babel;
+    jitiFactory = {
+      create: requireHere(join(folder, "dist", "jiti.cjs")),
+      transform: (transformOptions) => {
+        babel ??= requireHere(join(folder, "dist", "babel.cjs"));
+        return babel(transformOptions);
+      },
+    };
+  }
+  const refusalOf = (target) => {
+    const text = typeof target === "string" ? target : target.href;
+    const file = text.startsWith("file:") ? fileURLToPath(text) : isAbsolute(text) ? text : undefined;
+    return file === undefined ? undefined : guard.refusalOf(file);
+  };
+  const transform = (transformOptions) => {
+    const refusal =
+      transformOptions.filename === undefined ? undefined : refusalOf(transformOptions.filename);
+    if (refusal !== undefined) throw refusal;
+    return jitiFactory.transform(transformOptions);
+  };
+  return jitiFactory.create(
+    modulePath,
+    { ...options, transform },
+    {
+      onError(error) {
+        throw error;
+      },
+      nativeImport(target) {
+        const refusal = refusalOf(target);
+        return refusal === undefined ? import(target) : Promise.reject(refusal);
+      },
+      createRequire(filename) {
+        const native = createRequire(filename);
+        const guarded = (target) => {
+          const refusal = refusalOf(target);
+          if (refusal !== undefined) throw refusal;
+          return native(target);
+        };
+        return Object.assign(guarded, {
+          resolve: native.resolve,
+          cache: native.cache,
+          main: native.main,
+          extensions: native.extensions,
+        });
+      },
+    },
+  );
 }
 
 /**

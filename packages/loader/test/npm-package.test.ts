@@ -95,7 +95,13 @@ describe("an npm-published skill package", () => {
 
   it("installs from its tarball with no dependencies and only its published files", () => {
     const installed = project.path("node_modules", exampleManifest.name);
-    expect(readdirSync(installed).sort()).toEqual(["README.md", "index.d.ts", "index.js", "package.json"]);
+    expect(readdirSync(installed).sort()).toEqual([
+      "LICENSE",
+      "README.md",
+      "index.d.ts",
+      "index.js",
+      "package.json",
+    ]);
     expect(existsSync(project.path("node_modules", ".package-lock.json"))).toBe(true);
     expect(readdirSync(project.path("node_modules")).filter((entry) => !entry.startsWith("."))).toEqual([
       "@acme",

@@ -4,8 +4,8 @@ import { dirname, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as hostCore from "@skillbox/core";
 import * as hostCoreHandler from "@skillbox/core/handler";
+import { HoistedImportGuard } from "@skillbox/core/handler-module";
 import { listPackageFiles } from "./hash-package-files.js";
-import { HoistedImportGuard } from "./hoisted-import-guard.js";
 import { type JitiHooks, jitiInternals } from "./jiti-internals.js";
 
 /** Options of {@link importFresh}. */
