@@ -1,7 +1,7 @@
 // Shared by the worker-thread entry and the container sandbox runner: loading a handler
 // module, and carrying errors and log lines across a process or thread boundary. Plain
 // JavaScript, so it runs unbuilt, and it imports only jiti and Node, so it loads inside a sandbox.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -171,7 +171,7 @@ export async function importHandler(modulePath, options = {}) {
     : createGuardedJiti(
         modulePath,
         jitiOptions,
-        new HoistedImportGuard(packagePathOf(root), modulePath, { provided: [CORE_FOLDER] }),
+        new HoistedImportGuard(packagePathOf(root), modulePath, { provided: providedFolders() }),
       );
   let namespace;
   try {
@@ -215,6 +215,38 @@ export async function importHandler(modulePath, options = {}) {
 const requireHere = createRequire(import.meta.url);
 /** This `@skillbox/core`'s folder: the entry files `hostCoreAliases` gives handlers live in it. */
 const CORE_FOLDER = fileURLToPath(new URL("..", import.meta.url));
+let provided;
+
+/**
+ * The folders of what the host provides to every handler: this `@skillbox/core` and the packages
+ * installed for it in its own `node_modules` (pnpm's layout). Core's files import those, and they
+ * pass through jiti whenever core is loaded from source (the workspace's `@skillbox/source`
+ * condition), so they are no skill's undeclared import.
+ */
+function providedFolders() {
+  if (provided !== undefined) return provided;
+  provided = [CORE_FOLDER];
+  const own = join(CORE_FOLDER, "node_modules");
+  let entries = [];
+  try {
+    entries = readdirSync(own, { withFileTypes: true });
+  } catch {
+    return provided;
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    if (!entry.name.startsWith("@")) {
+      provided.push(join(own, entry.name));
+      continue;
+    }
+    try {
+      for (const scoped of readdirSync(join(own, entry.name))) provided.push(join(own, entry.name, scoped));
+    } catch {
+      // An unreadable scope folder provides nothing.
+    }
+  }
+  return provided;
+}
 let jitiFactory;
 
 /**
