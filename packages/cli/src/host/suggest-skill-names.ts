@@ -40,7 +40,7 @@ function closestSkillNames(name: string, candidates: Iterable<string>): string[]
     .map((entry) => entry.candidate);
 }
 
-/** ` (did you mean "weather"?)` for the closest names, or "" when none is close. */
+/** `; did you mean "weather"?` for the closest names, or "" when none is close. */
 export function didYouMean(name: string, candidates: Iterable<string>): string {
   const names = closestSkillNames(name, candidates).map((candidate) => `"${candidate}"`);
   if (names.length === 0) return "";
