@@ -105,6 +105,15 @@ async function checkTarball(folder, tarball) {
         `${folder}: exports["${subpath}"] has no "default" condition; name the ESM file under it`,
       );
     }
+    // Every condition, the workspace's `@skillbox/source` too (publint knows only the standard
+    // ones): a subpath added to `exports` (`./internal`, say) is packed whole or reported.
+    for (const [condition, file] of exportTargets(target)) {
+      if (!files.includes(file.replace(/^\.\//, ""))) {
+        problems.push(
+          `${folder}: exports["${subpath}"] ${condition} names ${file}, which the tarball lacks; build, or widen "files"`,
+        );
+      }
+    }
   }
   const buffer = readFileSync(tarball);
   const lint = await publint({
@@ -125,8 +134,45 @@ async function checkTarball(folder, tarball) {
   }
 }
 
+/** The files an `exports` entry names, with the conditions that lead to each (`types`, `default`, …). */
+function exportTargets(target, conditions = []) {
+  if (typeof target === "string") return [[conditions.join(".") || "(plain)", target]];
+  if (typeof target !== "object" || target === null) return [];
+  return Object.entries(target).flatMap(([condition, inner]) =>
+    exportTargets(inner, [...conditions, condition]),
+  );
+}
+
 /** Packages copied out of the repository as they are (plugins/*, these examples): npm must accept them. */
 const COPYABLE = [/^plugins\//, /^examples\/(interceptor-plugin|npm-skill-package)$/];
+
+/** Where users' code lives in the repository: what they copy, and the examples they start from. */
+const USER_CODE = ["plugins", "examples"];
+/** An import of a package's `internal` subpath, which no release promises to keep. */
+const INTERNAL_IMPORT = /["'](@skillbox\/[a-z-]+|skillbox)\/internal["']/;
+const SOURCE_FILE = /\.(ts|mts|cts|js|mjs|cjs|md)$/;
+
+/**
+ * Skills, interceptors and examples import only the public entries: `@skillbox/<name>/internal`
+ * is for Skillbox's own packages (its JSDoc says so) and may change in any release.
+ */
+function checkUserCodeImports() {
+  const visit = (folder) => {
+    for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name === "dist") continue;
+      const path = `${folder}/${entry.name}`;
+      if (entry.isDirectory()) {
+        visit(path);
+        continue;
+      }
+      const internal =
+        SOURCE_FILE.test(entry.name) && INTERNAL_IMPORT.exec(readFileSync(join(root, path), "utf8"));
+      if (internal)
+        problems.push(`${path}: imports ${internal[0]}, an internal subpath; use the package's public entry`);
+    }
+  };
+  for (const folder of USER_CODE) visit(folder);
+}
 
 /** The folders of pnpm-workspace.yaml's `packages:` list (`dir` or `dir/*`), and the root. */
 function workspaceFolders() {
@@ -183,6 +229,7 @@ function checkDeclaredRanges(catalog) {
 const destination = mkdtempSync(join(tmpdir(), "skillbox-check-packages-"));
 try {
   checkDeclaredRanges(readCatalog());
+  checkUserCodeImports();
   await Promise.all(
     PUBLIC_PACKAGES.map(async (folder) => checkTarball(folder, await pack(folder, destination))),
   );

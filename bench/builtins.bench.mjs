@@ -8,7 +8,8 @@
 import { createServer } from "node:http";
 import { join, resolve } from "node:path";
 import { createSkillHost } from "@skillbox/core";
-import { importFresh, loadSkills } from "@skillbox/loader";
+import { loadSkills } from "@skillbox/loader";
+import { importFresh } from "@skillbox/loader/internal";
 import { chromium } from "playwright-core";
 import { formatMs, printTable, silentLogger, temporaryDirectory } from "./lib/fixtures.mjs";
 import { compareRates, sequentialRate } from "./lib/measure.mjs";

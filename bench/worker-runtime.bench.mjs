@@ -1,15 +1,17 @@
 // Worker runtime overhead: a no-op `runtime: "worker"` skill (audit trail on) against raw tinypool
 // running the same no-op with the same thread count — latency at concurrency 1, throughput at
-// concurrency 32 — and how fast a timed-out CPU loop is stopped and its thread replaced. For
-// reference it also measures raw tinypool plus the two durable SQLite writes of an audit row
-// (INSERT before, UPDATE after; same schema and pragmas): the floor for an audited execution.
+// concurrency 32 — and how fast a timed-out CPU loop is stopped and its thread replaced. The
+// targets are against raw tinypool plus the two durable SQLite writes of an audit row (INSERT
+// before, UPDATE after; same schema and pragmas): the floor for an audited execution. The ratios
+// to raw tinypool alone, which keeps no audit trail, are printed for information.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import { createSkillHost, createWorkerRuntime, defineInterceptor } from "@skillbox/core";
+import { createSkillHost, defineInterceptor } from "@skillbox/core";
+import { createWorkerRuntime } from "@skillbox/core/internal";
 import { Tinypool } from "tinypool";
 import { printTable, silentLogger } from "./lib/fixtures.mjs";
 import { concurrentRate, formatRate, median, percentile } from "./lib/measure.mjs";
@@ -23,8 +25,10 @@ const THREADS = 2;
 const CONCURRENCY = 32;
 const SPIN_TIMEOUT_MS = 100;
 
+// The targets compare against raw tinypool plus the same audit rows (the floor of an audited
+// execution); the ratios to raw tinypool alone, which writes no audit trail, are for information.
 const LATENCY_TARGET = 1.3;
-const THROUGHPUT_TARGET = 0.8;
+const THROUGHPUT_TARGET = 0.9;
 
 const NOOP_SOURCE = "export default function noop(input) {\n  return input;\n}\n";
 const WHOAMI_SOURCE =
@@ -174,42 +178,45 @@ try {
   const latencyRatio = skillboxLatency.median / rawLatency.median;
   const p99Ratio = skillboxLatency.p99 / rawLatency.p99;
   const throughputRatio = skillboxThroughput / rawThroughput;
+  const floorLatencyRatio = skillboxLatency.median / floorLatency.median;
+  const floorP99Ratio = skillboxLatency.p99 / floorLatency.p99;
+  const floorThroughputRatio = skillboxThroughput / floorThroughput;
   const us = (ms) => `${Math.round(ms * 1000)} µs`;
   const ms = (value) => `${value.toFixed(1)} ms`;
   console.log(
-    `worker runtime (no-op worker skill, audit trail on, ${THREADS} threads) vs raw tinypool (${THREADS} threads)`,
+    `worker runtime (no-op worker skill, audit trail on, ${THREADS} threads) vs raw tinypool (${THREADS} threads) plus the same audit rows`,
   );
   printTable([
-    ["", "raw tinypool", "skillbox", "ratio", "target", "", "raw + audit rows", "skillbox / that"],
+    ["", "raw tinypool", "skillbox", "skillbox / raw", "raw + audit rows", "skillbox / that", "target", ""],
     [
       "latency c=1, median",
       us(rawLatency.median),
       us(skillboxLatency.median),
-      `${latencyRatio.toFixed(2)}x`,
-      `<= ${LATENCY_TARGET}x`,
-      latencyRatio <= LATENCY_TARGET ? "OK" : "MISSED",
+      `${latencyRatio.toFixed(2)}x (info)`,
       us(floorLatency.median),
-      `${(skillboxLatency.median / floorLatency.median).toFixed(2)}x`,
+      `${floorLatencyRatio.toFixed(2)}x`,
+      `<= ${LATENCY_TARGET}x`,
+      floorLatencyRatio <= LATENCY_TARGET ? "OK" : "MISSED",
     ],
     [
       "latency c=1, p99",
       us(rawLatency.p99),
       us(skillboxLatency.p99),
-      `${p99Ratio.toFixed(2)}x`,
+      `${p99Ratio.toFixed(2)}x (info)`,
+      us(floorLatency.p99),
+      `${floorP99Ratio.toFixed(2)}x`,
       "(info)",
       "",
-      us(floorLatency.p99),
-      `${(skillboxLatency.p99 / floorLatency.p99).toFixed(2)}x`,
     ],
     [
       `throughput c=${CONCURRENCY}`,
       formatRate(rawThroughput),
       formatRate(skillboxThroughput),
-      `${throughputRatio.toFixed(2)}x`,
-      `>= ${THROUGHPUT_TARGET}x`,
-      throughputRatio >= THROUGHPUT_TARGET ? "OK" : "MISSED",
+      `${throughputRatio.toFixed(2)}x (info)`,
       formatRate(floorThroughput),
-      `${(skillboxThroughput / floorThroughput).toFixed(2)}x`,
+      `${floorThroughputRatio.toFixed(2)}x`,
+      `>= ${THROUGHPUT_TARGET}x`,
+      floorThroughputRatio >= THROUGHPUT_TARGET ? "OK" : "MISSED",
     ],
   ]);
   console.log(

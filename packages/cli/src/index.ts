@@ -1,3 +1,4 @@
+export { CLI_ERROR_CODES, type CliErrorCode } from "./cli-error-codes.js";
 export {
   defineConfig,
   type SkillboxA2aTasksConfig,

@@ -1,5 +1,6 @@
-import { SkillboxError, type SkillboxErrorOptions } from "@skillbox/core";
+import { SkillboxError, type SkillboxErrorCode, type SkillboxErrorOptions } from "@skillbox/core";
 import { CommanderError } from "commander";
+import type { CliErrorCode } from "./cli-error-codes.js";
 import { EXIT_CODES } from "./exit-codes.js";
 
 /** Errors about the command line itself: they exit 2, not 1. */
@@ -9,7 +10,11 @@ const usageErrors = new WeakSet<Error>();
  * A `SkillboxError` that says the command line is wrong (a bad argument or option value the
  * command found itself, after commander's own checks): `skillbox` exits with it as status 2.
  */
-export function usageError(code: string, message: string, options?: SkillboxErrorOptions): SkillboxError {
+export function usageError(
+  code: CliErrorCode | SkillboxErrorCode,
+  message: string,
+  options?: SkillboxErrorOptions,
+): SkillboxError {
   const error = new SkillboxError(code, message, options);
   usageErrors.add(error);
   return error;

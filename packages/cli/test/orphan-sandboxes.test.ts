@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { currentSandboxOwner, formatSandboxOwner } from "@skillbox/sandbox";
+import { currentSandboxOwner, formatSandboxOwner } from "@skillbox/sandbox/internal";
 import {
   containersLabelled,
   deadPid,

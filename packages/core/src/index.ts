@@ -1,3 +1,8 @@
+/**
+ * `@skillbox/core`: the public API (named exports only; packages/core/test/public-surface.test.ts
+ * lists them). Handler modules import the light `@skillbox/core/handler`; what only Skillbox's own
+ * packages share is in `@skillbox/core/internal`, which is not semver-stable.
+ */
 export { createSkillHost, type SkillHost, type SkillHostOptions } from "./create-skill-host.js";
 export {
   DEFAULT_DATABASE_PATH,
@@ -14,6 +19,20 @@ export {
   type SkillCodeFields,
   type SkillDefinitionOptions,
 } from "./define-skill.js";
+export {
+  defineErrorCodes,
+  type ErrorCatalogue,
+  type ErrorCodeDefinition,
+  type ErrorCodeOf,
+  type ErrorCodeStatus,
+} from "./errors/define-error-codes.js";
+export {
+  executionStatusForCode,
+  isRecoverableCode,
+  isRetriedByDefault,
+  isSkillboxErrorCode,
+  SKILLBOX_ERROR_CATALOGUE,
+} from "./errors/error-catalogue.js";
 export { HOST_PATH_PLACEHOLDER, scrubHostPaths } from "./errors/scrub-host-paths.js";
 export {
   deny,
@@ -28,6 +47,7 @@ export {
   HOST_ONLY_ERROR_KEYS,
   toCallerError,
 } from "./errors/to-caller-error.js";
+export { executionFailure } from "./executor/execution-failure.js";
 export type { CauseDescription } from "./executor/execution-outcome.js";
 export type { ExecutionFilters } from "./executor/execution-store.js";
 export {
@@ -38,9 +58,8 @@ export {
   type JsonPreview,
   MAX_PREVIEW_LENGTH,
 } from "./executor/execution-summary.js";
-export { DEFAULT_MAX_NESTING_DEPTH, findOverDeepPath } from "./executor/find-over-deep-path.js";
-export { DEFAULT_RETRY_POLICY, retryDelay } from "./executor/retry-policy.js";
-export { findJsonSchemaProblem } from "./executor/schema-validator.js";
+export { DEFAULT_MAX_NESTING_DEPTH } from "./executor/find-over-deep-path.js";
+export { DEFAULT_RETRY_POLICY } from "./executor/retry-policy.js";
 export {
   type HandlerResolver,
   SkillExecutor,
@@ -58,7 +77,6 @@ export {
   type InterceptorMatch,
   type InterceptorResult,
 } from "./interceptors/define-interceptor.js";
-export { InterceptorChain } from "./interceptors/interceptor-chain.js";
 export {
   type ConsoleLoggerOptions,
   createConsoleLogger,
@@ -79,26 +97,17 @@ export {
   type GuardedLookupCallback,
 } from "./network/guarded-lookup.js";
 export { parseInterceptorOptions } from "./parse-interceptor-options.js";
-export { GLOBAL_OWNERS, isGlobalOwner, isVisibleTo } from "./registry/owner-scope.js";
-export { parseSkillReference, type SkillReference } from "./registry/skill-reference.js";
+export { GLOBAL_OWNERS } from "./registry/owner-scope.js";
 export {
   type RegistryChange,
   type ResolveOptions,
   SkillRegistry,
   type SkillRegistryOptions,
 } from "./registry/skill-registry.js";
-export { handlerModulePath } from "./runtime/handler-module-path.js";
-export { createInlineRuntime } from "./runtime/inline-runtime.js";
-export { reviveError, type SerializedError } from "./runtime/revive-error.js";
-export type { RuntimeRequest, SkillRuntime } from "./runtime/skill-runtime.js";
-export { createWorkerRuntime, type WorkerRuntimeOptions } from "./runtime/worker-runtime.js";
+export type { RuntimeAbort, RuntimeRequest, SkillRuntime } from "./runtime/skill-runtime.js";
 export {
-  formatZodIssues,
-  retryPolicySchema,
   SKILL_NAME_PATTERN,
   type SkillRegistration,
-  sandboxSettingsSchema,
-  skillRegistrationSchema,
 } from "./schemas.js";
 export {
   createToolNameMap,
@@ -109,19 +118,26 @@ export {
 export type {
   ExecuteOptions,
   ExecutionError,
+  ExecutionFailureStatus,
+  ExecutionRecordFields,
   ExecutionStatus,
+  FailedExecution,
   GlobalOwner,
   HostCloseHandler,
   HostLifecycle,
   JsonSchema,
   RetryPolicy,
   Skill,
+  SkillCode,
   SkillContext,
+  SkillExample,
   SkillExecution,
   SkillHandler,
   SkillLogger,
   SkillRuntimeName,
   SkillSandboxSettings,
+  SucceededExecution,
+  UnfinishedExecution,
 } from "./types.js";
 export { EXECUTION_STATUSES } from "./types.js";
 export {

@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path";
 import semver from "semver";
 import { z } from "zod";
 import { findJsonSchemaProblem } from "./executor/schema-validator.js";
@@ -47,6 +48,32 @@ export const sandboxSettingsSchema = z
     },
   );
 
+/** Zod schema of a skill's code location (`Skill.code`), written by loaders. */
+export const skillCodeSchema = z
+  .object({
+    modulePath: z
+      .string({ error: "must be the absolute path of the handler module" })
+      .refine((value) => isAbsolute(value), {
+        error: (issue) =>
+          `must be an absolute path of the handler module, got ${JSON.stringify(issue.input)}`,
+      }),
+    codeHash: z
+      .string({ error: "must be a string" })
+      .min(1, "must be a non-empty hash of the package's files"),
+    root: z
+      .string({ error: "must be the absolute path of the folder the code may reach" })
+      .refine((value) => isAbsolute(value), {
+        error: (issue) =>
+          `must be an absolute path of the folder the code may reach, got ${JSON.stringify(issue.input)}`,
+      }),
+  })
+  .strict();
+
+/** Zod schema of one entry of a skill's `examples`. */
+export const skillExampleSchema = z
+  .object({ description: z.string().optional(), input: z.unknown(), output: z.unknown().optional() })
+  .strict();
+
 /**
  * Zod schema of what `register()` accepts. Schemas may be given as `schema: { input, output }`
  * (as in the reference) or as top-level `input` / `output` (as in manifests).
@@ -74,6 +101,8 @@ export const skillRegistrationSchema = z
     enabled: z.boolean().default(true),
     apiKeyId: z.string().min(1).default("system"),
     source: z.string().default("api"),
+    code: skillCodeSchema.optional(),
+    examples: z.array(skillExampleSchema).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((value, context) => {

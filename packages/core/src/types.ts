@@ -41,6 +41,30 @@ export interface SkillSandboxSettings {
   [key: string]: unknown;
 }
 
+/**
+ * Where a skill's code lives: written by the loader for skills it loads from packages, read by
+ * every runtime that loads the handler module itself (worker threads, sandboxes). Handlers
+ * registered by code (`registerHandler`, an inline `defineSkill`) have none.
+ */
+export interface SkillCode {
+  /** Absolute path of the handler module to load (a snapshot of it for watched off-host skills). */
+  modulePath: string;
+  /** Hash of the package's files; a new hash means new code, so runtimes drop what they cached. */
+  codeHash: string;
+  /** Absolute path of the folder the code may reach: the package folder, or the bundle folder of a bundle member. */
+  root: string;
+}
+
+/** An example that travels with a skill's manifest: `skillbox test` runs it, agent cards list it. */
+export interface SkillExample {
+  /** What the example shows, printed next to its result. */
+  description?: string;
+  /** The input the skill is called with. */
+  input: unknown;
+  /** When given, the output must equal it exactly; else only the output schema is checked. */
+  output?: unknown;
+}
+
 /** A registered skill version as stored in the registry. */
 export interface Skill {
   /** Stable id of this owner/name/version. */
@@ -69,6 +93,10 @@ export interface Skill {
   source: string;
   /** Hash of the definition, used by loaders to skip unchanged packages. */
   contentHash: string;
+  /** Where the handler module lives; absent for handlers registered by code. */
+  code?: SkillCode;
+  /** The examples of the skill's manifest. */
+  examples?: SkillExample[];
   /** Free-form metadata for loaders and runtimes. */
   metadata?: Record<string, unknown>;
   createdAt: string;
@@ -90,15 +118,21 @@ export const EXECUTION_STATUSES = [
 /** Status of an execution row. */
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
-/** The error part of an execution record. */
+/**
+ * The error part of an execution record. Its code is one of the catalogues' (`SkillboxErrorCode`,
+ * the fronts' tables) or, for a handler that throws a `SkillboxError` of its own, any string.
+ */
 export interface ExecutionError {
   code: SkillboxErrorCode | (string & {});
   message: string;
   data?: unknown;
 }
 
-/** One row of the audit trail (`skill_executions`). */
-export interface SkillExecution<Output = unknown> {
+/** The statuses of an execution that ended without an output: every final status but `success`. */
+export type ExecutionFailureStatus = Exclude<ExecutionStatus, "pending" | "running" | "success">;
+
+/** The fields every execution record has, whatever its status. */
+export interface ExecutionRecordFields {
   id: string;
   skillId: string;
   skillName: string;
@@ -109,15 +143,43 @@ export interface SkillExecution<Output = unknown> {
   parentExecutionId: string | null;
   idempotencyKey: string | null;
   input: unknown;
-  output: Output | null;
-  status: ExecutionStatus;
-  error: ExecutionError | null;
   attempts: number;
   /** Wall time in ms from start to the final state. */
   duration: number | null;
   createdAt: string;
   finishedAt: string | null;
 }
+
+/** An execution that ended with an output. */
+export interface SucceededExecution<Output = unknown> extends ExecutionRecordFields {
+  status: "success";
+  /** What the handler (or a recovering interceptor) returned; `null` when it returned nothing. */
+  output: Output | null;
+  error: null;
+}
+
+/** An execution that ended without an output: it always says why, with a code. */
+export interface FailedExecution extends ExecutionRecordFields {
+  status: ExecutionFailureStatus;
+  output: null;
+  error: ExecutionError;
+}
+
+/** An execution that has not ended yet (a row read while it runs): no output, no error yet. */
+export interface UnfinishedExecution extends ExecutionRecordFields {
+  status: "pending" | "running";
+  output: null;
+  error: null;
+}
+
+/**
+ * One row of the audit trail (`skill_executions`), discriminated on `status`: `success` carries
+ * the output, every other final status an `error` with a code, `pending`/`running` neither.
+ */
+export type SkillExecution<Output = unknown> =
+  | SucceededExecution<Output>
+  | FailedExecution
+  | UnfinishedExecution;
 
 /** Minimal structured logger handed to handlers and interceptors. */
 export interface SkillLogger {

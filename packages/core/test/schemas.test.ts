@@ -1,11 +1,7 @@
-import {
-  formatZodIssues,
-  retryPolicySchema,
-  SKILL_NAME_PATTERN,
-  sandboxSettingsSchema,
-  skillRegistrationSchema,
-} from "@skillbox/core";
+import { SKILL_NAME_PATTERN } from "@skillbox/core";
+import { formatZodIssues, retryPolicySchema, sandboxSettingsSchema } from "@skillbox/core/internal";
 import { describe, expect, it } from "vitest";
+import { skillRegistrationSchema } from "../src/schemas.js";
 
 describe("SKILL_NAME_PATTERN", () => {
   it.each([

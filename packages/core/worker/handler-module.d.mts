@@ -1,6 +1,27 @@
 // Types of `@skillbox/core/handler-module` (handler-module.mjs is plain JavaScript, so that it
-// runs unbuilt in worker threads and sandboxes). The loader uses `missingModuleMessage` so that
-// a missing package reads the same whichever runtime loads the handler.
+// runs unbuilt in worker threads and sandboxes). The loader uses `readHandlerExport` and
+// `missingModuleMessage` so that what a module may export, and a missing package, read the same
+// whichever runtime loads the handler.
+import type { DefinedSkill } from "../dist/define-skill.js";
+import type { SkillHandler } from "../dist/types.js";
+
+export { serializeError } from "../dist/errors/serialize-error.js";
+export { SkillboxError } from "../dist/errors/skillbox-error.js";
+
+/** What {@link readHandlerExport} found: the handler (and the `defineSkill` value), or why not. */
+export type HandlerExport =
+  | { handler: SkillHandler; definition?: DefinedSkill; refusal?: undefined }
+  | { refusal: string; handler?: undefined; definition?: undefined };
+
+/**
+ * What a handler module may export, for every runtime: its default export (`module.exports` for
+ * CommonJS) is the handler function or the value of `defineSkill({...})`. Anything else is
+ * refused with the `HANDLER_INVALID` message naming `file` (the path to show) and the fix.
+ */
+export function readHandlerExport(exported: unknown, file: string): HandlerExport;
+
+/** What a module exported, for a message: `null`, `an array`, `an object with keys a, b`, `number`. */
+export function describeExport(value: unknown): string;
 
 /** The path in the package a path in one of its loader snapshots stands for (any other path as is). */
 export function packagePathOf(path: string): string;
@@ -41,21 +62,8 @@ export interface ImportHandlerOptions {
   relativeToCwd?: boolean;
 }
 
-/** Imports a handler module and returns its handler; throws a `HANDLER_INVALID`-coded error. */
-export function importHandler(
-  modulePath: string,
-  options?: ImportHandlerOptions,
-): Promise<(input: unknown, context: unknown) => unknown>;
-
-/** An error as plain data, to cross a thread or process boundary. */
-export function serializeError(error: unknown): {
-  name: string;
-  code?: string | number;
-  message: string;
-  stack?: string;
-  data?: unknown;
-  retryable?: boolean;
-};
+/** Imports a handler module and returns its handler; throws a `HANDLER_INVALID` `SkillboxError`. */
+export function importHandler(modulePath: string, options?: ImportHandlerOptions): Promise<SkillHandler>;
 
 /** A logger writing one JSON line per entry to stderr. */
 export function createLogger(

@@ -1,14 +1,17 @@
-// Shared by the worker-thread entry and the container sandbox runner: loading a handler
-// module, and carrying errors and log lines across a process or thread boundary. Plain
-// JavaScript, so it runs unbuilt, and it imports only jiti and Node, so it loads inside a sandbox.
+// Shared by the worker-thread entry, the container sandbox runner and the loader: what a handler
+// module may export and how it is loaded, and carrying errors and log lines across a process or
+// thread boundary. Plain JavaScript, so it runs unbuilt; it imports only jiti, Node and two
+// built files of core's errors (which import nothing else), so it loads inside a sandbox.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
+import { serializeError } from "../dist/errors/serialize-error.js";
+import { SkillboxError } from "../dist/errors/skillbox-error.js";
 import { HoistedImportGuard } from "./hoisted-import-guard.mjs";
 
-export { HoistedImportGuard };
+export { HoistedImportGuard, SkillboxError, serializeError };
 
 /**
  * Where the loader keeps a package's snapshots (`snapshotPackage` in `@skillbox/loader`): a
@@ -136,10 +139,54 @@ export function displayPathFromCwd(path) {
 }
 
 /**
+ * What a handler module may export: the one definition the loader (inline skills, `skillbox
+ * validate`), worker threads and container sandboxes all apply. `exported` is the module's
+ * default export (`module.exports` for CommonJS, the module itself when it has no default); it
+ * must be the handler function `(input, ctx) => output`, or the value of `defineSkill({...})`,
+ * whose `handler` runs (and whose schemas the loader reads). Anything else — a number, an object
+ * that merely has a `handler`, a named `handler` export without a default — is refused with the
+ * message of the `HANDLER_INVALID`, naming `file` (the path to show) and the fix.
+ */
+export function readHandlerExport(exported, file) {
+  if (typeof exported === "function") return { handler: exported };
+  if (isSkillDefinition(exported)) return { handler: exported.handler, definition: exported };
+  const fix =
+    exported !== null && typeof exported === "object" && typeof exported.handler === "function"
+      ? ": export default defineSkill({ handler }), or the handler function itself"
+      : "";
+  return {
+    refusal: `${file}: the default export must be a handler function or defineSkill({...}), got ${describeExport(exported)}${fix}`,
+  };
+}
+
+/**
+ * The value of `defineSkill({...})`, also from another copy of core: the mark `isDefinedSkill`
+ * of `@skillbox/core` checks, tested here because that module brings zod, which a thread or a
+ * sandbox should not load just to run a handler.
+ */
+function isSkillDefinition(value) {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    value.kind === "skillbox.skill" &&
+    typeof value.handler === "function"
+  );
+}
+
+/** What a module exported, for a message: `null`, `an array`, `an object with keys a, b`, `number`. */
+export function describeExport(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object"
+    ? `an object with keys ${Object.keys(value).join(", ") || "(none)"}`
+    : typeof value;
+}
+
+/**
  * Imports a handler module with jiti (TypeScript or JavaScript, ESM or CJS) and returns its
- * handler: the default export when it is a function, or the `handler` of `defineSkill({...})`.
- * Throws a `HANDLER_INVALID`-coded error when the module fails to load or exports neither; a
- * package it imports that is not installed for it is named with the fix.
+ * handler, as {@link readHandlerExport} reads it. Throws a `HANDLER_INVALID` `SkillboxError`
+ * when the module fails to load or exports no handler; a package it imports that is not installed
+ * for it is named with the fix.
  *
  * `@skillbox/core` and `@skillbox/core/handler` are the host's (see {@link hostCoreAliases};
  * `lightCore` for sandboxes); everything else resolves from the handler's own folder. `root` is
@@ -181,9 +228,7 @@ export async function importHandler(modulePath, options = {}) {
     const message =
       missingModuleMessage(error, { root, display }) ??
       `${display(modulePath)}: failed to load: ${error?.message ?? error}`;
-    throw Object.assign(new Error(message), {
-      name: "SkillboxError",
-      code: "HANDLER_INVALID",
+    throw new SkillboxError("HANDLER_INVALID", message, {
       retryable: false,
       data: { file: hostPath(modulePath) },
     });
@@ -192,24 +237,14 @@ export async function importHandler(modulePath, options = {}) {
     namespace !== null && typeof namespace === "object" && "default" in namespace
       ? namespace.default
       : namespace;
-  const handler =
-    typeof exported === "function"
-      ? exported
-      : exported !== null && typeof exported === "object" && typeof exported.handler === "function"
-        ? exported.handler
-        : undefined;
-  if (handler === undefined) {
-    throw Object.assign(
-      new Error(
-        `${display(modulePath)}: the default export must be a handler function or defineSkill({...})`,
-      ),
-      {
-        name: "SkillboxError",
-        code: "HANDLER_INVALID",
-      },
-    );
+  const read = readHandlerExport(exported, display(modulePath));
+  if (read.refusal !== undefined) {
+    throw new SkillboxError("HANDLER_INVALID", read.refusal, {
+      retryable: false,
+      data: { file: hostPath(modulePath) },
+    });
   }
-  return handler;
+  return read.handler;
 }
 
 const requireHere = createRequire(import.meta.url);
@@ -307,32 +342,6 @@ function createGuardedJiti(modulePath, options, guard) {
       },
     },
   );
-}
-
-/**
- * Errors cross the thread boundary as plain data: structured clone would drop `code` and `data`.
- * Every field is one the host reads, of the type it reads: a field of another type (a function
- * `code`, a symbol `retryable`) would fail the send of the whole result, and lose the task's error.
- */
-export function serializeError(error) {
-  if (error instanceof Error) {
-    let data;
-    try {
-      data = error.data === undefined ? undefined : structuredClone(error.data);
-    } catch {
-      data = undefined;
-    }
-    const { name, code, message, stack, retryable } = error;
-    return {
-      name: typeof name === "string" ? name : "Error",
-      code: typeof code === "string" || typeof code === "number" ? code : undefined,
-      message: typeof message === "string" ? message : String(message),
-      stack: typeof stack === "string" ? stack : undefined,
-      data,
-      retryable: typeof retryable === "boolean" ? retryable : undefined,
-    };
-  }
-  return { name: "Error", message: String(error) };
 }
 
 /** A logger writing one JSON line per entry to stderr, which the host reads as log lines. */

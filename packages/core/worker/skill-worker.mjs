@@ -1,9 +1,12 @@
 // Runs inside a tinypool worker thread: loads a skill's handler module with jiti (TypeScript or
 // JavaScript, ESM or CJS) and runs one task. Plain JavaScript, so it runs the same from the
-// TypeScript sources (tests) and from the published package.
+// TypeScript sources (tests) and from the published package; the error shapes come from core's
+// built files (`dist/errors`), which import nothing that a thread would not need.
 import { AsyncLocalStorage } from "node:async_hooks";
 import Module from "node:module";
 import { threadId } from "node:worker_threads";
+import { reviveError } from "../dist/errors/revive-error.js";
+import { SkillboxError } from "../dist/errors/skillbox-error.js";
 import { createLogger, importHandler, serializeError } from "./handler-module.mjs";
 
 // A handler's imports resolve from its own package, never from wherever the host was started:
@@ -37,10 +40,10 @@ function escaped(error) {
   retiring = true;
   const owner = taskScope.getStore();
   if (owner !== undefined && owner === running) {
-    owner.fail(error);
+    owner.finish(failure(error));
     return;
   }
-  strays.push({ error: serializeError(error), executionId: owner?.executionId, skill: owner?.skill });
+  strays.push({ error: serializeError(error), executionId: owner?.executionId, skill: owner?.label });
   // Nothing runs to carry the report (tinypool itself failed to answer a task): end the thread, so
   // the host fails whatever it waits for with WORKER_EXITED instead of waiting for a timeout.
   if (running === undefined && owner === undefined) {
@@ -68,12 +71,38 @@ process.exit = function exit(code) {
 /** Handler modules by path, with the code hash they were loaded at (a new hash reloads). */
 const modules = new Map();
 
-async function loadHandler(modulePath, codeHash) {
+/**
+ * The skill versions this thread was told about (`{ modulePath, codeHash, skill }`), by the
+ * number the host's tasks name them with: a task carries the rest only when the host may not
+ * have told this thread yet, so that most tasks are small to send.
+ */
+const codes = new Map();
+
+/**
+ * Keeps what `introduce` tells about skill version `code`. A newer version of that skill, or a
+ * new hash of that module, replaces what came before (a host that still names the old number
+ * is told it is unknown, and sends it again).
+ */
+function learn(code, introduce) {
+  for (const [known, other] of codes) {
+    if (
+      other.skill.id === introduce.skill.id ||
+      (other.modulePath === introduce.modulePath && other.codeHash !== introduce.codeHash)
+    ) {
+      codes.delete(known);
+    }
+  }
+  codes.set(code, introduce);
+}
+
+/** The handler of `modulePath` at `codeHash`: at once when loaded, else a promise of it. */
+function handlerOf(modulePath, codeHash) {
   const cached = modules.get(modulePath);
   if (cached !== undefined && cached.codeHash === codeHash) return cached.handler;
-  const handler = await importHandler(modulePath);
-  modules.set(modulePath, { codeHash, handler });
-  return handler;
+  return importHandler(modulePath).then((handler) => {
+    modules.set(modulePath, { codeHash, handler });
+    return handler;
+  });
 }
 
 /** A `ctx.call` that asks the main thread to run the nested execution. */
@@ -81,12 +110,9 @@ function createCall(port) {
   if (port === undefined) {
     return () =>
       Promise.reject(
-        Object.assign(
-          new Error("ctx.call from a worker skill needs `requires` in its manifest, naming what it calls"),
-          {
-            name: "SkillboxError",
-            code: "UNDECLARED_DEPENDENCY",
-          },
+        new SkillboxError(
+          "UNDECLARED_DEPENDENCY",
+          "ctx.call from a worker skill needs `requires` in its manifest, naming what it calls",
         ),
       );
   }
@@ -96,7 +122,7 @@ function createCall(port) {
     const waiter = pending.get(id);
     pending.delete(id);
     if (error === undefined) waiter?.resolve(output);
-    else waiter?.reject(Object.assign(new Error(error.message), error));
+    else waiter?.reject(reviveError(error));
   });
   return (reference, input) =>
     new Promise((resolve, reject) => {
@@ -107,84 +133,167 @@ function createCall(port) {
 }
 
 /**
- * One task: `{ modulePath, codeHash, input, context, port? }` → `{ ok, output | error }`, plus
- * `{ retire, threadId, strays }` once this thread must be replaced. A retiring thread refuses new
- * tasks (`{ refused: true }`) without running them, so the host can run them elsewhere.
+ * One task running on this thread: the scope its code runs in, and the one place its result is
+ * settled — by the handler, or by an error that escapes while it runs, whichever comes first.
  */
-export default async function runSkillTask(task) {
-  const { context, port } = task;
+class RunningTask {
+  #task;
+  #resolve;
+  #settled = false;
+
+  constructor(task, skill, resolve) {
+    this.#task = task;
+    this.#resolve = resolve;
+    this.executionId = task.executionId;
+    this.skill = skill;
+  }
+
+  /** `name@version` of the skill, as log lines and errors name it. */
+  get label() {
+    return `${this.skill.name}@${this.skill.version}`;
+  }
+
+  /** Settles the task with `result` (a later call is ignored: the first outcome is the task's). */
+  finish(result) {
+    if (this.#settled) return;
+    this.#settled = true;
+    running = undefined;
+    this.#task.port?.close();
+    this.#resolve(retiring ? { ...result, ...retirement() } : result);
+  }
+}
+
+/**
+ * One task: `{ code, introduce?, input, executionId, attempt, apiKeyId, sessionId, port? }` (the
+ * host's `WorkerTask`) → `{ ok, output | error }`, plus `{ retire, threadId, strays }` once this
+ * thread must be replaced. A retiring thread refuses new tasks (`{ refused: true }`) without
+ * running them, so the host can run them elsewhere; a task naming a skill version this thread was
+ * not told about is answered `{ unknownCode: true }`, and comes again with `introduce`. A handler
+ * that is loaded and answers synchronously runs without a promise of this file's own: each costs
+ * a turn and, with the task scope on, a hook.
+ */
+export default function runSkillTask(task) {
   if (retiring) {
-    port?.close();
+    task.port?.close();
     return { ok: false, refused: true, ...retirement() };
   }
-  const record = {
-    executionId: context.executionId,
-    skill: `${context.skill.name}@${context.skill.version}`,
-  };
-  const failed = new Promise((_resolve, reject) => {
-    record.fail = reject;
-  });
-  running = record;
-  let result;
-  try {
-    result = await taskScope.run(record, () => Promise.race([runHandler(task), failed]));
-  } catch (error) {
-    result = { ok: false, error: serializeError(error) };
-  } finally {
-    running = undefined;
-    port?.close();
+  if (task.introduce !== undefined) learn(task.code, task.introduce);
+  const code = codes.get(task.code);
+  if (code === undefined) {
+    task.port?.close();
+    return { ok: false, unknownCode: true };
   }
-  return retiring ? { ...result, ...retirement() } : result;
+  return new Promise((resolve) => {
+    const record = new RunningTask(task, code.skill, resolve);
+    running = record;
+    taskScope.run(record, () => {
+      let result;
+      try {
+        result = runHandler(task, code);
+      } catch (error) {
+        result = failure(error);
+      }
+      if (result instanceof Promise) {
+        result.then(
+          (settled) => record.finish(settled),
+          (error) => record.finish(failure(error)),
+        );
+      } else {
+        record.finish(result);
+      }
+    });
+  });
 }
 
 function retirement() {
   return { retire: true, threadId, strays: strays.splice(0) };
 }
 
-async function runHandler(task) {
-  const { modulePath, codeHash, input, context, port } = task;
+/** The task's result, or a promise of it when the module must load or the handler is async. */
+function runHandler(task, code) {
+  const handler = handlerOf(code.modulePath, code.codeHash);
+  if (typeof handler === "function") return callHandler(handler, task, code.skill);
+  return handler.then((loaded) => callHandler(loaded, task, code.skill), failure);
+}
+
+function callHandler(handler, task, skill) {
+  let returned;
   try {
-    const handler = await loadHandler(modulePath, codeHash);
-    // signal, logger and call are built on first use: most handlers touch none of them.
-    let signal;
-    let logger;
-    let call;
-    const ctx = {
-      ...context,
-      get signal() {
-        signal ??= new AbortController().signal;
-        return signal;
-      },
-      get logger() {
-        logger ??= createLogger({
-          skill: `${context.skill.name}@${context.skill.version}`,
-          executionId: context.executionId,
-        });
-        return logger;
-      },
-      call(reference, callInput) {
-        call ??= createCall(port);
-        return call(reference, callInput);
-      },
-    };
-    const returned = await handler(input, ctx);
-    // The copy is what goes back: it is plain data, so sending it cannot fail (the original's
-    // getters would run a second time).
-    let output;
-    try {
-      output = structuredClone(returned);
-    } catch (error) {
-      return {
-        ok: false,
-        error: {
-          name: "SkillboxError",
-          code: "OUTPUT_INVALID",
-          message: `${context.skill.name}@${context.skill.version} returned an output that cannot leave the worker thread (${error.message}); return plain data`,
-        },
-      };
-    }
-    return { ok: true, output };
+    returned = handler(task.input, new WorkerContext(task, skill));
   } catch (error) {
-    return { ok: false, error: serializeError(error) };
+    return failure(error);
   }
+  if (typeof returned?.then === "function") {
+    return Promise.resolve(returned).then((value) => success(value, skill), failure);
+  }
+  return success(returned, skill);
+}
+
+/**
+ * The handler's `ctx`, shaped as the inline runtime's: the execution's fields, and `signal`,
+ * `logger` and `call` on the prototype, built on first use (most handlers touch none of them).
+ */
+class WorkerContext {
+  #port;
+  #signal;
+  #logger;
+  #call;
+
+  constructor(task, skill) {
+    this.executionId = task.executionId;
+    this.attempt = task.attempt;
+    this.apiKeyId = task.apiKeyId;
+    this.sessionId = task.sessionId;
+    // A copy per task, as each task's own message was: what one handler does to it stays its own.
+    this.skill = { id: skill.id, name: skill.name, version: skill.version };
+    this.#port = task.port;
+  }
+
+  /** Never aborted from inside: the host stops a worker skill by terminating its thread. */
+  get signal() {
+    this.#signal ??= new AbortController().signal;
+    return this.#signal;
+  }
+
+  get logger() {
+    this.#logger ??= createLogger({
+      skill: `${this.skill.name}@${this.skill.version}`,
+      executionId: this.executionId,
+    });
+    return this.#logger;
+  }
+
+  call(reference, input) {
+    this.#call ??= createCall(this.#port);
+    return this.#call(reference, input);
+  }
+}
+
+/**
+ * The result for what the handler returned. An object goes back as a copy: it is plain data, so
+ * sending it cannot fail (the original's getters would run a second time). A primitive is its own
+ * copy.
+ */
+function success(returned, skill) {
+  if (
+    returned === null ||
+    (typeof returned !== "object" && typeof returned !== "function" && typeof returned !== "symbol")
+  ) {
+    return { ok: true, output: returned };
+  }
+  try {
+    return { ok: true, output: structuredClone(returned) };
+  } catch (error) {
+    const { name, version } = skill;
+    return failure(
+      new SkillboxError(
+        "OUTPUT_INVALID",
+        `${name}@${version} returned an output that cannot leave the worker thread (${error.message}); return plain data`,
+      ),
+    );
+  }
+}
+
+function failure(error) {
+  return { ok: false, error: serializeError(error) };
 }

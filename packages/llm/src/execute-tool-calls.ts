@@ -1,5 +1,6 @@
 import {
   type CallerError,
+  executionFailure,
   isSkillboxError,
   type Skill,
   type SkillExecutor,
@@ -64,7 +65,7 @@ async function executeOne(
     return failure(call, { code: "TOOL_ARGUMENTS_INVALID", message: call.error });
   }
   const owner = options.apiKeyId ?? "public";
-  // Resolved here (not only inside execute) to know whether the input was wrapped as `{ input }`.
+  // Resolved here to know whether the input was wrapped as `{ input }`; execute runs this very skill.
   const resolved: Skill | null = registry.resolveVersion(skill.name, skill.version, owner);
   if (resolved === null) {
     const reference = skill.version === undefined ? skill.name : `${skill.name}@${skill.version}`;
@@ -75,18 +76,15 @@ async function executeOne(
   }
   const input = skillInputFromArguments(resolved.schema.input, call.arguments);
   try {
-    const execution = await options.executor.execute(`${resolved.name}@${resolved.version}`, input, {
+    const execution = await options.executor.execute(resolved, input, {
       apiKeyId: owner,
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    if (execution.status === "success") {
+    const error = executionFailure(execution);
+    if (error === undefined) {
       return { call, handled: true, ok: true, output: execution.output, executionId: execution.id };
     }
-    const error = execution.error ?? {
-      code: execution.status.toUpperCase(),
-      message: `ended ${execution.status}`,
-    };
     return failure(call, error, execution.id, `${execution.skillName}@${execution.skillVersion}`);
   } catch (error) {
     // `execute` rejects before an execution exists (skill removed meanwhile, executor closed).

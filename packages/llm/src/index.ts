@@ -5,6 +5,7 @@ export {
 } from "./execute-tool-calls.js";
 export { type ExtractToolCallsOptions, extractToolCalls } from "./extract-tool-calls.js";
 export { toGeminiSchema } from "./gemini-schema.js";
+export { LLM_ERROR_CODES, type LlmErrorCode } from "./llm-error-codes.js";
 export { type RunToolLoopOptions, runToolLoop, type ToolLoopResult } from "./run-tool-loop.js";
 export { toToolResults } from "./to-tool-results.js";
 export { type ToOptions, toTools } from "./to-tools.js";

@@ -1,5 +1,10 @@
-export { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
+/**
+ * `@skillbox/loader`: the public API (named exports only; packages/loader/test/public-surface.test.ts
+ * lists them). The steps the CLI runs on their own are in `@skillbox/loader/internal`, which is not
+ * semver-stable.
+ */
 export { type LoadSkillsResult, loadSkills } from "./load-skills.js";
+export { LOADER_ERROR_CODES, type LoaderErrorCode } from "./loader-error-codes.js";
 export type {
   FailedPackage,
   LoadedPackage,
@@ -8,35 +13,15 @@ export type {
   SkillLoaderEvents,
 } from "./loader-types.js";
 export {
-  firstSchemaDifference,
-  type SchemaComparisonOptions,
-  type SchemaDifference,
-} from "./manifest/compare-json-schemas.js";
-export {
   type InterceptorManifest,
   interceptorManifestSchema,
   type SkillManifest,
   skillManifestSchema,
 } from "./manifest/manifest-schemas.js";
-export {
-  displayPath,
-  type InterceptorPackage,
-  type PackageDescriptor,
-  readPackage,
-  type SkillPackage,
-} from "./manifest/read-package.js";
-export {
-  needsModuleForSchemas,
-  resolveSkillSchemas,
-  type SkillSchemas,
-} from "./manifest/skill-schemas.js";
-export { LOADER_MARK } from "./manifest/to-registration.js";
-export { checkSyntax } from "./module/check-syntax.js";
-export { importFresh } from "./module/import-fresh.js";
-export { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
+export type { PackagePaths } from "./package-paths.js";
 export { SkillLoader, type SkillLoaderOptions } from "./skill-loader.js";
 export {
-  type SkillWatcher,
+  SkillWatcher,
   type SkillWatcherEvents,
   type WatchSkillsOptions,
   watchSkills,

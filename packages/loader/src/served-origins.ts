@@ -1,5 +1,5 @@
 import type { Skill, SkillRegistry } from "@skillbox/core";
-import { LOADER_MARK } from "./manifest/to-registration.js";
+import { loaderBookkeepingOf } from "./manifest/loader-bookkeeping.js";
 
 /** Per registry instance, `owner\0origin` of every loader that made a full load through it. */
 const servedByRegistry = new WeakMap<SkillRegistry, Set<string>>();
@@ -37,7 +37,7 @@ export function serveOrigins(registry: SkillRegistry, owner: string, origins: It
 }
 
 function isServed(skill: Skill, served: Set<string>): boolean {
-  const metadata = skill.metadata as { loader?: unknown; origin?: unknown } | undefined;
-  if (metadata?.loader !== LOADER_MARK) return true;
-  return typeof metadata.origin === "string" && served.has(keyOf(skill.apiKeyId, metadata.origin));
+  const bookkeeping = loaderBookkeepingOf(skill);
+  if (bookkeeping === undefined) return true;
+  return bookkeeping.origin !== undefined && served.has(keyOf(skill.apiKeyId, bookkeeping.origin));
 }

@@ -1,25 +1,15 @@
 import { EventEmitter } from "node:events";
-import { existsSync, realpathSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import {
-  type DefinedSkill,
-  type Interceptor,
   type Skill,
   type SkillExecutor,
   type SkillHandler,
-  type SkillRegistration,
   type SkillRegistry,
   skillExecutor,
   skillRegistry,
 } from "@skillbox/core";
-import {
-  discoverNpmPackages,
-  listPackageFolders,
-  packageRootOf,
-} from "./discovery/discover-package-roots.js";
-import { codeRootOf, packageJsonKindOf } from "./discovery/skill-bundle.js";
-import { declaredInterceptorOf } from "./interceptors/declared-interceptor.js";
-import { failClosedInterceptor } from "./interceptors/fail-closed-interceptor.js";
+import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
 import type {
   FailedPackage,
   LoadedPackage,
@@ -27,30 +17,26 @@ import type {
   LoadWarning,
   SkillLoaderEvents,
 } from "./loader-types.js";
-import { keepOperatorToggle } from "./manifest/keep-operator-toggle.js";
-import {
-  displayPath,
-  type PackageDescriptor,
-  readPackage,
-  type SkillPackage,
-} from "./manifest/read-package.js";
-import { needsModuleForSchemas, resolveSkillSchemas } from "./manifest/skill-schemas.js";
-import { LOADER_MARK, type RegistrationContext, toRegistration } from "./manifest/to-registration.js";
-import { checkSyntax } from "./module/check-syntax.js";
+import { loaderBookkeepingOf } from "./manifest/loader-bookkeeping.js";
+import { displayPath } from "./manifest/read-package.js";
+import { resolveSkillSchemas } from "./manifest/skill-schemas.js";
 import { ForeignHandlers } from "./module/foreign-handlers.js";
-import { hashPackageFiles, type SkippedPackagePath } from "./module/hash-package-files.js";
-import { importInterceptorModule, importSkillModule } from "./module/import-package-module.js";
-import { snapshotPackage } from "./module/snapshot-package.js";
+import type { SkippedPackagePath } from "./module/hash-package-files.js";
+import { importSkillModule } from "./module/import-package-module.js";
+import { PackagePaths } from "./package-paths.js";
 import {
   describe,
   failure,
   forEachLimited,
   identityOf,
-  interceptorStateOf,
-  isWorkingInterceptor,
+  isProviding,
   type PackageState,
   type PreparedPackage,
+  type RegisteredSkillState,
 } from "./package-state.js";
+import { PackagePreparer } from "./reconcile/package-preparer.js";
+import { PlanApplier } from "./reconcile/plan-applier.js";
+import { planReconcile, type RegisteredRow } from "./reconcile/plan-reconcile.js";
 import { serveOrigins } from "./served-origins.js";
 import { SkippedPathWarnings } from "./skipped-path-warnings.js";
 
@@ -82,11 +68,16 @@ export interface SkillLoaderOptions {
  * with the disk, and serves their handlers. Handlers are imported lazily on first execution
  * at start-up (so a thousand packages start fast) and eagerly on reload (so a broken edit is
  * caught before it replaces the last good version).
+ *
+ * A full load (`loadAll`) and a sync of changed folders (`syncPackage`) are one reconciliation:
+ * prepare the folders (read, hash once, import, snapshot), plan (`planReconcile`, pure), apply.
  */
 export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   readonly registry: SkillRegistry;
   readonly executor: SkillExecutor;
   readonly dirs: string[];
+  /** What a path belongs to (watched folder, package folder, bundle, code root). */
+  readonly paths: PackagePaths;
   private readonly owner: string;
   private readonly npm: boolean;
   private readonly projectRoot: string;
@@ -99,6 +90,8 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   private readonly foreignHandlers = new ForeignHandlers();
   /** What walks of code roots left out (loops, limits), to name each once. */
   private readonly skippedPaths = new SkippedPathWarnings();
+  private readonly preparer: PackagePreparer;
+  private readonly applier: PlanApplier;
   /** The warnings of the full load in progress. */
   private loadWarnings: LoadWarning[] | undefined;
   private readonly removeResolver: () => void;
@@ -108,9 +101,29 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     this.registry = options.registry ?? skillRegistry;
     this.executor = options.executor ?? skillExecutor;
     this.dirs = (options.dirs ?? ["./plugins"]).map((directory) => resolve(directory));
+    this.paths = new PackagePaths(this.dirs);
     this.owner = options.owner ?? "system";
     this.npm = options.npm ?? true;
     this.projectRoot = resolve(options.projectRoot ?? process.cwd());
+    this.preparer = new PackagePreparer({
+      paths: this.paths,
+      registry: this.registry,
+      owner: this.owner,
+      originOf: (root) => this.originOf(root),
+      onSkipped: (codeRoot, skipped) => this.warnSkipped(codeRoot, skipped),
+    });
+    this.applier = new PlanApplier({
+      registry: this.registry,
+      executor: this.executor,
+      owner: this.owner,
+      packages: this.packages,
+      refused: this.refused,
+      announce: (event, entry) => {
+        if (event === "removed") this.emit("removed", entry);
+        else if (event === "loaded") this.emit("loaded", entry);
+        else this.emit("reloaded", entry);
+      },
+    });
     this.removeResolver = this.executor.addHandlerResolver((skill) => this.resolveHandler(skill));
     const peers = openLoaders.get(this.executor) ?? new Set<SkillLoader>();
     peers.add(this);
@@ -125,172 +138,103 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     const missingFolders = this.missingFolders();
     const report: LoadReport = { loaded: [], failed: [], removed: [], warnings: [...missingFolders] };
     this.loadWarnings = report.warnings;
-    const roots = await this.discover();
-    // A folder that does not exist is most often a typo or the wrong working directory: say so
-    // as it happens too, not only in the report. After an await, so that the listeners of a
-    // watcher created in the same tick hear it.
-    for (const warning of missingFolders) this.emit("warning", warning);
-    const prepared: PreparedPackage[] = [];
-    // Every member of a bundle hashes the whole bundle: once per bundle is enough for one load.
-    const codeHashes = new Map<string, Promise<string>>();
-    await forEachLimited(roots, 32, async (root) => {
-      try {
-        const result = await this.prepare(root, false, codeHashes);
-        if (result !== undefined) prepared.push(result);
-      } catch (error) {
-        report.failed.push(failure(root, error));
-      }
-    });
-    // Folders are sorted, so which of two duplicates wins does not depend on disk order.
-    prepared.sort((a, b) => a.descriptor.root.localeCompare(b.descriptor.root));
-    const claimed = new Map<string, string>();
-    const accepted = prepared.filter((entry) => {
-      const clash = this.duplicateOf(entry, claimed);
-      if (clash !== undefined) report.failed.push(clash);
-      return clash === undefined;
-    });
-    this.registerAll(
-      accepted.filter((entry) => entry.registration !== undefined),
-      report,
-    );
-    for (const entry of accepted.filter((candidate) => candidate.interceptor !== undefined)) {
-      const previous = this.packages.get(entry.descriptor.root);
-      if (entry.failure !== undefined) {
-        report.failed.push(entry.failure);
-        // A plugin that loaded before keeps its last good version, as a skill does.
-        if (isWorkingInterceptor(previous)) continue;
-      }
-      this.activateInterceptor(interceptorStateOf(entry), entry.interceptor!, previous);
-    }
-    const found = new Set(roots);
-    const vanishedInterceptors: LoadedPackage[] = [];
-    for (const [root, state] of [...this.packages]) {
-      if (found.has(root)) continue;
-      // Skills are found missing from the registry below; interceptors live only here.
-      this.packages.delete(root);
-      if (state.interceptor !== undefined) {
-        this.executor.removeInterceptor(state.interceptor.name);
-        vanishedInterceptors.push(describe(state));
-      }
-    }
-    for (const entry of vanishedInterceptors) this.emit("removed", entry);
-    for (const root of this.refused.keys()) if (!found.has(root)) this.refused.delete(root);
-    const unreadable = new Set(report.failed.map((failed) => failed.root));
-    report.removed = [...this.removeVanished(found, unreadable), ...vanishedInterceptors];
-    for (const failed of this.recheckRequirements()) report.failed.push(failed);
-    for (const state of this.packages.values()) {
-      if (state.unmet === undefined && state.unavailable === undefined) report.loaded.push(describe(state));
-    }
-    for (const failed of report.failed) this.emitError(failed);
-    this.loadWarnings = undefined;
-    return report;
-  }
-
-  /**
-   * A second folder offering the same skill name@version or interceptor name would replace the
-   * first (the registry and the executor key by those): it is refused instead, naming both.
-   * `claimed` maps identities to the folder that has them.
-   */
-  private duplicateOf(entry: PreparedPackage, claimed: Map<string, string>): FailedPackage | undefined {
-    const key = identityOf(entry);
-    const holder = claimed.get(key);
-    if (holder === undefined || holder === entry.descriptor.root) {
-      claimed.set(key, entry.descriptor.root);
-      this.refused.delete(entry.descriptor.root);
-      return undefined;
-    }
-    this.refused.set(entry.descriptor.root, key);
-    return {
-      root: entry.descriptor.root,
-      file: entry.descriptor.manifestFile,
-      code: "MANIFEST_INVALID",
-      message: `${displayPath(entry.descriptor.manifestFile)}: ${key} is already provided by ${displayPath(holder)}; rename it, change its \`version\`, or remove one of the folders`,
-    };
-  }
-
-  /** Registers many skills in one transaction; if that fails, one by one so each failure is its own. */
-  private registerAll(entries: PreparedPackage[], report: LoadReport): void {
-    let stored: Skill[] | undefined;
     try {
-      stored = this.registry.registerMany(entries.map((entry) => entry.registration!));
-    } catch {
-      stored = undefined;
-    }
-    entries.forEach((entry, index) => {
-      try {
-        const skill = stored?.[index] ?? this.registry.register(entry.registration!);
-        this.packages.set(entry.descriptor.root, { ...entry, skill });
-      } catch (error) {
-        report.failed.push(failure(entry.descriptor.root, error));
+      const roots = await this.discover();
+      // A folder that does not exist is most often a typo or the wrong working directory: say so
+      // as it happens too, not only in the report. After an await, so that the listeners of a
+      // watcher created in the same tick hear it.
+      for (const warning of missingFolders) this.emit("warning", warning);
+      const prepared = await this.preparer.prepareAll(roots, false);
+      // Known folders the discovery did not find go, except members of a bundle that cannot be
+      // read now (they keep their last good version, as a package with a broken manifest does).
+      const found = new Set(roots);
+      const failedRoots = new Set(
+        prepared.filter((entry) => entry.kind === "failed").map((entry) => entry.root),
+      );
+      for (const [root, state] of this.packages) {
+        if (found.has(root)) continue;
+        const codeRoot = state.kind === "skill" ? state.registration.code?.root : undefined;
+        const kept =
+          this.paths.isInUnreadableBundle(root) || (codeRoot !== undefined && failedRoots.has(codeRoot));
+        prepared.push({ kind: kept ? "kept" : "absent", root });
       }
-    });
+      const outcome = this.applier.apply(
+        planReconcile({
+          mode: "load",
+          prepared: prepared.sort((a, b) => (a.root < b.root ? -1 : a.root > b.root ? 1 : 0)),
+          known: this.packages,
+          refused: this.refused,
+          goneManifests: new Set(),
+          rows: this.registeredRows(),
+        }),
+      );
+      report.failed = outcome.failed;
+      report.removed = outcome.removed;
+      for (const state of this.packages.values()) {
+        if (state.state === "registered" || state.state === "active") report.loaded.push(describe(state));
+      }
+      for (const failed of report.failed) this.emitError(failed);
+      return report;
+    } finally {
+      this.loadWarnings = undefined;
+    }
   }
 
   /**
-   * Brings one package folder in line with the disk: loads a new package, reloads a changed one
+   * Brings a package folder in line with the disk: loads a new package, reloads a changed one
    * (importing it first: a broken edit leaves the last good version serving and emits `error`),
-   * or removes one whose folder or manifest is gone.
+   * or removes one whose folder or manifest is gone. For a bundle folder, every member too (they
+   * share its code): the bundle is hashed once for all of them.
    */
   async syncPackage(root: string): Promise<void> {
-    // Whether the folder is still a bundle member cannot be told while the bundle's package.json
-    // does not parse: the member keeps its last good version, as for any broken manifest. Syncing
-    // the bundle itself reports the error; fixing it syncs every member again.
-    if (this.inUnreadableBundle(root)) return;
-    const previous = this.packages.get(root);
-    let prepared: PreparedPackage | undefined;
-    try {
-      prepared = await this.prepare(root, true);
-    } catch (error) {
-      this.emitError(failure(root, error));
-      return;
-    }
-    if (prepared === undefined) {
-      this.refused.delete(root);
-      if (previous !== undefined) {
-        this.remove(root, previous);
-        await this.promoteDuplicatesOf(identityOf(previous));
-      }
-      return;
-    }
-    if (prepared.failure !== undefined) {
-      this.emitError(prepared.failure);
-      // A plugin that loaded before keeps its last good version, as a skill does.
-      if (isWorkingInterceptor(previous)) return;
-    }
-    if (this.refuseDuplicate(prepared)) return;
-    if (previous !== undefined && previous.descriptor.kind !== prepared.descriptor.kind)
-      this.remove(root, previous);
-    const state: PackageState =
-      prepared.registration !== undefined
-        ? this.applySkill(prepared, previous)
-        : this.activateInterceptor(interceptorStateOf(prepared), prepared.interceptor!, previous);
-    this.packages.set(root, state);
-    // Replacing a fail-closed stand-in is the plugin's first load, not a reload.
-    const first = previous === undefined || previous.unavailable !== undefined;
-    if (state.unmet === undefined && state.unavailable === undefined)
-      this.emit(first ? "loaded" : "reloaded", describe(state));
-    for (const failed of this.recheckRequirements()) this.emitError(failed);
+    const roots = this.paths.foldersToSync(root, this.packages.keys());
+    const prepared = await this.preparer.prepareAll(roots, true);
+    const outcome = this.applier.apply(
+      planReconcile({
+        mode: "sync",
+        prepared,
+        known: this.packages,
+        refused: this.refused,
+        goneManifests: this.goneManifestsFor(prepared),
+        rows: [],
+      }),
+      (failed) => this.emitError(failed),
+    );
+    for (const promoted of outcome.promote) await this.syncPackage(promoted);
   }
 
   /**
-   * True (and an `error` emitted) when another known folder already provides this identity.
-   * A holder whose manifest is gone (a folder being renamed, its unlink not yet seen) is
-   * forgotten instead: the new folder takes the registry entry over.
+   * Known folders outside the run that hold an identity a folder of the run offers, and whose
+   * manifest is gone (a folder being renamed, its unlink not yet seen): the new folder takes over.
    */
-  private refuseDuplicate(prepared: PreparedPackage): boolean {
-    const root = prepared.descriptor.root;
-    const key = identityOf(prepared);
-    for (const [otherRoot, state] of this.packages) {
-      if (otherRoot === root || identityOf(state) !== key) continue;
-      if (!existsSync(state.descriptor.manifestFile)) {
-        this.packages.delete(otherRoot);
-        continue;
-      }
-      const clash = this.duplicateOf(prepared, new Map([[key, otherRoot]]));
-      if (clash !== undefined) this.emitError(clash);
-      return clash !== undefined;
+  private goneManifestsFor(prepared: readonly PreparedPackage[]): Set<string> {
+    const offered = new Set(prepared.filter(isProviding).map(identityOf));
+    const inRun = new Set(prepared.map((entry) => entry.root));
+    const gone = new Set<string>();
+    for (const [root, state] of this.packages) {
+      if (inRun.has(root) || !offered.has(identityOf(state))) continue;
+      if (!existsSync(state.descriptor.manifestFile)) gone.add(root);
     }
-    return false;
+    return gone;
+  }
+
+  /** The loader's rows in the registry: this owner's, registered through the origins it manages. */
+  private registeredRows(): RegisteredRow[] {
+    const managed = this.managedOrigins();
+    const rows: RegisteredRow[] = [];
+    for (const skill of this.registry.list(this.owner)) {
+      const bookkeeping = loaderBookkeepingOf(skill);
+      if (bookkeeping?.root === undefined || skill.apiKeyId !== this.owner) continue;
+      if (bookkeeping.origin === undefined || !managed.has(bookkeeping.origin)) continue;
+      rows.push({
+        skillId: skill.id,
+        name: skill.name,
+        version: skill.version,
+        root: bookkeeping.root,
+        codeRoot: skill.code?.root,
+      });
+    }
+    return rows;
   }
 
   /**
@@ -299,11 +243,14 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
    */
   async warmUp(concurrency = 4): Promise<void> {
     const cold = [...this.packages.values()].filter(
-      (state) =>
-        state.descriptor.kind === "skill" && state.skill?.runtime === "inline" && state.handler === undefined,
+      (state): state is RegisteredSkillState =>
+        state.kind === "skill" &&
+        state.state === "registered" &&
+        state.skill.runtime === "inline" &&
+        !state.handler.loaded,
     );
     await forEachLimited(cold, concurrency, async (state) => {
-      if (state.skill === undefined || state.handler !== undefined) return;
+      if (state.handler.loaded) return;
       await Promise.resolve(this.resolveHandler(state.skill)).catch(() => {
         // Reported when the skill runs; a warm-up never fails.
       });
@@ -319,38 +266,6 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   close(): void {
     this.removeResolver();
     openLoaders.get(this.executor)?.delete(this);
-  }
-
-  /** The folders of known packages that are `folder` or inside it (a bundle's members, say). */
-  packageRootsWithin(folder: string): string[] {
-    return [...this.packages.keys()].filter((root) => root === folder || root.startsWith(folder + sep));
-  }
-
-  /**
-   * The top-level package folder of a path in a watched folder (`name/`, `@scope/name/`, or the
-   * bundle for a path in one of its members); undefined for paths outside the watched folders.
-   */
-  topPackageFolderOf(path: string): string | undefined {
-    const directory = this.watchedFolderOf(path);
-    return directory === undefined ? undefined : packageRootOf(directory, path);
-  }
-
-  /** Whether `root` lies inside a top-level folder whose package.json does not parse. */
-  private inUnreadableBundle(root: string): boolean {
-    const top = this.topPackageFolderOf(root);
-    return top !== undefined && top !== root && packageJsonKindOf(top) === "unreadable";
-  }
-
-  /**
-   * The watched folder that contains `path` — the longest one, so `plugins` never claims
-   * `plugins-extra/…` — or undefined when none does.
-   */
-  watchedFolderOf(path: string): string | undefined {
-    let found: string | undefined;
-    for (const directory of this.dirs) {
-      if (path.startsWith(directory + sep) && directory.length > (found?.length ?? -1)) found = directory;
-    }
-    return found;
   }
 
   /** A warning for each configured folder that does not exist (it then provides nothing). */
@@ -387,7 +302,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
    * each skill, so that a later load removes only what this configuration would have found.
    */
   private originOf(root: string): string {
-    return this.watchedFolderOf(root) ?? (this.npmRoots.has(root) ? `npm:${this.projectRoot}` : root);
+    return this.paths.watchedFolderOf(root) ?? (this.npmRoots.has(root) ? `npm:${this.projectRoot}` : root);
   }
 
   /** The origins this loader is responsible for. */
@@ -395,231 +310,41 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     return new Set([...this.dirs, ...(this.npm ? [`npm:${this.projectRoot}`] : [])]);
   }
 
-  /** Reads (and, for interceptors or when `eager`, imports) one package. Undefined: not a package. */
-  private async prepare(
-    root: string,
-    eager: boolean,
-    codeHashes = new Map<string, Promise<string>>(),
-  ): Promise<PreparedPackage | undefined> {
-    let descriptor: PackageDescriptor | undefined;
-    try {
-      descriptor = await readPackage(root);
-    } catch (error) {
-      // An interceptor plugin guards even when its manifest is malformed: it fails closed.
-      const declared = declaredInterceptorOf(root);
-      if (declared === undefined) throw error;
-      return {
-        descriptor: declared,
-        interceptor: failClosedInterceptor(declared),
-        failure: failure(root, error),
-      };
-    }
-    if (descriptor === undefined) return undefined;
-    if (descriptor.kind === "interceptor") {
-      try {
-        return { descriptor, interceptor: await importInterceptorModule(descriptor) };
-      } catch (error) {
-        // A module that does not import, or a factory that refuses its options, guards nothing:
-        // a stand-in refuses what the plugin would guard until it loads.
-        return { descriptor, interceptor: failClosedInterceptor(descriptor), failure: failure(root, error) };
-      }
-    }
-    const codeRoot = codeRootOf(root);
-    let hashing = codeHashes.get(codeRoot);
-    if (hashing === undefined) {
-      const skipped: SkippedPackagePath[] = [];
-      hashing = hashPackageFiles(codeRoot, { onSkipped: (entry) => skipped.push(entry) });
-      codeHashes.set(codeRoot, hashing);
-      this.warnSkipped(codeRoot, skipped);
-    }
-    const codeHash = await hashing;
-    // Code of worker and container skills never runs on the host: on reload it is only
-    // syntax-checked. Without schemas in the manifest they come from defineSkill in the module,
-    // which then has to be imported here once. Whenever the module is imported, its defineSkill
-    // schemas are checked against the manifest's (`resolveSkillSchemas`).
-    const runsOnHost = (descriptor.manifest.runtime ?? "inline") === "inline";
-    const forSchemas = needsModuleForSchemas(descriptor);
-    if (eager && !runsOnHost && !forSchemas) await checkSyntax(descriptor.handlerPath);
-    const module =
-      (eager && runsOnHost) || forSchemas
-        ? await importSkillModule(descriptor.handlerPath, { root: codeRoot })
-        : undefined;
-    // Watched packages that run off the host are served from a snapshot of this version.
-    const loadPath =
-      !runsOnHost && this.watchedFolderOf(root) !== undefined
-        ? join(snapshotPackage(codeRoot, codeHash), relative(realpathSync(codeRoot), descriptor.handlerPath))
-        : undefined;
-    return {
-      descriptor,
-      registration: this.registrationOf(descriptor, {
-        codeHash,
-        // A start and a reload register the same schemas: defineSkill's count only where the
-        // manifest declares none, and must agree with it elsewhere (see resolveSkillSchemas).
-        defined: module?.defined,
-        owner: this.owner,
-        origin: this.originOf(descriptor.root),
-        ...(loadPath === undefined ? {} : { loadPath }),
-        ...(codeRoot === root ? {} : { codeRoot }),
-      }),
-      ...(module ? { handler: module.handler } : {}),
-    };
-  }
-
-  /** The package's registration, with an operator's enable/disable kept (see `keepOperatorToggle`). */
-  private registrationOf(descriptor: SkillPackage, context: RegistrationContext): SkillRegistration {
-    return keepOperatorToggle(this.registry, toRegistration(descriptor, context));
-  }
-
-  private applySkill(prepared: PreparedPackage, previous: PackageState | undefined): PackageState {
-    const registration = prepared.registration!;
-    const skill = this.registry.register(registration);
-    // The folder now holds another name or version: the old entry goes.
-    if (previous?.skill !== undefined && previous.skill.id !== skill.id)
-      this.registry.unregisterById(previous.skill.id);
-    return { descriptor: prepared.descriptor, registration, skill, handler: prepared.handler };
-  }
-
-  private activateInterceptor(
-    state: PackageState,
-    interceptor: Interceptor,
-    previous?: PackageState,
-  ): PackageState {
-    if (previous?.interceptor !== undefined && previous.interceptor.name !== interceptor.name) {
-      this.executor.removeInterceptor(previous.interceptor.name);
-    }
-    const enabled = (state.descriptor.manifest as { enabled?: boolean }).enabled !== false;
-    if (enabled) this.executor.use(interceptor);
-    else this.executor.removeInterceptor(interceptor.name);
-    const next = { ...state, interceptor };
-    this.packages.set(state.descriptor.root, next);
-    return next;
-  }
-
-  private remove(root: string, state: PackageState): void {
-    this.packages.delete(root);
-    if (state.skill !== undefined) this.registry.unregisterById(state.skill.id);
-    if (state.interceptor !== undefined) this.executor.removeInterceptor(state.interceptor.name);
-    this.emit("removed", describe(state));
-    for (const failed of this.recheckRequirements()) this.emitError(failed);
-  }
-
-  /** Loads the folders that were refused because another one held `identity`, now that it is free. */
-  private async promoteDuplicatesOf(identity: string): Promise<void> {
-    for (const [root, wanted] of [...this.refused]) {
-      if (wanted === identity) await this.syncPackage(root);
-    }
-  }
-
-  /**
-   * Unregisters loader-managed skills of this owner whose package folder was not found. Members
-   * of a bundle that failed to read (its package.json does not parse) keep their last good
-   * version, as a package with a broken manifest does.
-   */
-  private removeVanished(found: Set<string>, unreadable: Set<string>): LoadedPackage[] {
-    const removed: LoadedPackage[] = [];
-    for (const skill of this.registry.list(this.owner)) {
-      const metadata = skill.metadata as
-        | { loader?: string; root?: string; origin?: string; codeRoot?: string }
-        | undefined;
-      if (metadata?.loader !== LOADER_MARK || metadata.root === undefined || skill.apiKeyId !== this.owner)
-        continue;
-      const managed = metadata.origin !== undefined && this.managedOrigins().has(metadata.origin);
-      if (!managed || found.has(metadata.root)) continue;
-      if (metadata.codeRoot !== undefined && unreadable.has(metadata.codeRoot)) continue;
-      this.registry.unregisterById(skill.id);
-      removed.push({
-        kind: "skill",
-        name: skill.name,
-        version: skill.version,
-        root: metadata.root,
-        skillId: skill.id,
-      });
-    }
-    for (const entry of removed) this.emit("removed", entry);
-    return removed;
-  }
-
-  /**
-   * Registers packages whose requirements are now met and unregisters those whose are not,
-   * until nothing changes (requirements may chain). Returns the packages left unmet.
-   */
-  private recheckRequirements(): FailedPackage[] {
-    let changed = true;
-    while (changed) {
-      changed = false;
-      for (const state of this.packages.values()) {
-        const requires = state.registration?.requires;
-        if (requires === undefined) continue;
-        const unmet = Object.entries(requires)
-          .filter(([name, range]) => this.registry.resolveVersion(name, range, this.owner) === null)
-          .map(([name, range]) => `${name}@${range}`);
-        if (unmet.length > 0 && state.unmet === undefined) {
-          if (state.skill !== undefined) this.registry.unregisterById(state.skill.id);
-          state.skill = undefined;
-          state.unmet = unmet;
-          changed = true;
-        } else if (unmet.length === 0 && state.unmet !== undefined) {
-          state.skill = this.registry.register(state.registration!);
-          state.unmet = undefined;
-          this.emit("loaded", describe(state));
-          changed = true;
-        } else if (unmet.length > 0) {
-          state.unmet = unmet;
-        }
-      }
-    }
-    return [...this.packages.values()]
-      .filter((state) => state.unmet !== undefined)
-      .map((state) => ({
-        root: state.descriptor.root,
-        file: state.descriptor.manifestFile,
-        code: "REQUIREMENTS_UNMET",
-        message: `${displayPath(state.descriptor.manifestFile)}: \`requires\` names skills that are not registered: ${state.unmet!.join(", ")}; ${state.descriptor.manifest.name} is not callable until they are`,
-      }));
-  }
-
   /**
    * This loader's state of `skill` when it registered this very version: same entry and same
    * code hash. A handler answers only for the code it was imported from.
    */
-  private loadedVersionOf(skill: Skill): PackageState | undefined {
-    const metadata = skill.metadata as { root?: string; codeHash?: string } | undefined;
-    const state = metadata?.root === undefined ? undefined : this.packages.get(metadata.root);
-    if (state?.descriptor.kind !== "skill" || state.skill?.id !== skill.id) return undefined;
-    const loadedHash = (state.registration?.metadata as { codeHash?: string } | undefined)?.codeHash;
-    return (metadata?.codeHash ?? skill.contentHash) === (loadedHash ?? state.skill.contentHash)
-      ? state
-      : undefined;
+  private loadedVersionOf(skill: Skill): RegisteredSkillState | undefined {
+    const root = loaderBookkeepingOf(skill)?.root;
+    const state = root === undefined ? undefined : this.packages.get(root);
+    if (state?.kind !== "skill" || state.state !== "registered" || state.skill.id !== skill.id)
+      return undefined;
+    return skill.code?.codeHash === state.registration.code?.codeHash ? state : undefined;
   }
 
   /** The executor's handler resolver for loader-managed skills. */
   private resolveHandler(skill: Skill): SkillHandler | Promise<SkillHandler> | undefined {
-    const metadata = skill.metadata as
-      | { loader?: string; root?: string; handlerPath?: string; codeHash?: string; codeRoot?: string }
-      | undefined;
-    if (metadata?.loader !== LOADER_MARK || metadata.handlerPath === undefined) return undefined;
+    const bookkeeping = loaderBookkeepingOf(skill);
+    if (bookkeeping === undefined || skill.code === undefined) return undefined;
     const state = this.loadedVersionOf(skill);
     if (state !== undefined) {
-      if (state.handler !== undefined) return state.handler;
       const { descriptor } = state;
-      state.handlerLoading ??= importSkillModule(descriptor.handlerPath, {
-        root: codeRootOf(descriptor.root),
-      }).then(
-        ({ handler, defined }) => {
-          // Imported lazily, so compared now: a module whose defineSkill schemas disagree with
-          // the manifest never runs, and every call names both places until the package changes.
-          if (descriptor.kind === "skill" && defined !== undefined)
-            this.checkSchemasAgree(descriptor, defined);
-          state.handler = handler;
-          state.handlerLoading = undefined;
-          return handler;
-        },
-        (error: unknown) => {
-          state.handlerLoading = undefined;
-          throw error;
-        },
-      );
-      return state.handlerLoading;
+      return state.handler.get(async (refuse) => {
+        const { handler, defined } = await importSkillModule(descriptor.handlerPath, {
+          root: this.paths.codeRootOf(descriptor.root),
+        });
+        // Imported lazily, so compared now: a module whose defineSkill schemas disagree with
+        // the manifest never runs, and every call names both places until the package changes.
+        if (defined !== undefined) {
+          try {
+            resolveSkillSchemas(descriptor, defined);
+          } catch (error) {
+            this.emitError(failure(descriptor.root, error));
+            refuse(error);
+          }
+        }
+        return handler;
+      });
     }
     // Another loader of this executor (a watcher over the same folders, say) loaded this version:
     // it answers, whichever resolver the executor asks first.
@@ -628,21 +353,8 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     }
     // Registered by another process's loader (same database), or a version of a package this
     // loader saw before it changed on disk: load it from its path.
-    return this.foreignHandlers.handlerOf(
-      metadata.handlerPath,
-      metadata.codeHash ?? skill.contentHash,
-      metadata.codeRoot ?? metadata.root,
-    );
-  }
-
-  /** Throws (and reports) the `MANIFEST_INVALID` of a module whose schemas disagree with the manifest's. */
-  private checkSchemasAgree(descriptor: SkillPackage, defined: DefinedSkill): void {
-    try {
-      resolveSkillSchemas(descriptor, defined);
-    } catch (error) {
-      this.emitError(failure(descriptor.root, error));
-      throw error;
-    }
+    const { modulePath, codeHash, root } = skill.code;
+    return this.foreignHandlers.handlerOf(modulePath, codeHash, root);
   }
 
   private emitError(failed: FailedPackage): void {

@@ -1,10 +1,6 @@
 import { realpathSync, type Stats, statSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-
-/** Whether `path`, relative to a package, is one the package walk skips (dotfiles, node_modules). */
-function isHidden(path: string): boolean {
-  return path.split(sep).some((part) => part.startsWith(".") || part === "node_modules");
-}
+import { isSkippedPath } from "./package-paths.js";
 
 function realPathOf(path: string): string | undefined {
   try {
@@ -52,7 +48,8 @@ export class WatchedFolderClaims {
     }
     // A link to a folder of the package that is watched by its own path anyway.
     const inside = relative(topReal, real);
-    if (inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) && !isHidden(inside)) return true;
+    if (inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) && !isSkippedPath(inside))
+      return true;
     const claimed = claims.get(real);
     if (claimed === undefined || claimed === path) {
       claims.set(real, path);

@@ -3,7 +3,6 @@ import { pathToFileURL } from "node:url";
 import { isSkillboxError, type RegistryChange, type SkillboxError } from "@skillbox/core";
 import {
   type FailedPackage,
-  LOADER_MARK,
   type LoadSkillsResult,
   loadSkills,
   type SkillLoaderOptions,
@@ -12,6 +11,7 @@ import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_PACKAGE_DEPTH } from "../src/discovery/is-symlink-loop.js";
+import { LOADER_MARK } from "../src/manifest/loader-bookkeeping.js";
 import { MAX_PACKAGE_FILES } from "../src/module/hash-package-files.js";
 import { MESSAGE_INPUT, skillFolder, skillManifest, taggingInterceptorFolder } from "./loader-fixtures.js";
 
@@ -135,8 +135,8 @@ describe("loadSkills", () => {
         metadata: {
           loader: LOADER_MARK,
           root: tree.path("plugins/echo"),
-          codeHash: expect.stringMatching(/^[0-9a-f]{32}$/),
         },
+        code: { codeHash: expect.stringMatching(/^[0-9a-f]{32}$/) },
       });
     });
 
@@ -485,7 +485,7 @@ describe("loadSkills", () => {
         "word.ts": 'export const word = "old";\n',
       });
       await load();
-      const hash = host.registry.getSkill("echo")?.metadata?.codeHash;
+      const hash = host.registry.getSkill("echo")?.code?.codeHash;
       expect((await run("echo")).output).toEqual({ word: "old" });
 
       tree.write("plugins/echo/word.ts", 'export const word = "new";\n');
@@ -499,7 +499,7 @@ describe("loadSkills", () => {
       // The first loader no longer owns this package's handler: close it, as a restarted process would.
       results[0]?.loader.close();
 
-      expect(host.registry.getSkill("echo")?.metadata?.codeHash).not.toBe(hash);
+      expect(host.registry.getSkill("echo")?.code?.codeHash).not.toBe(hash);
       expect((await run("echo")).output).toEqual({ word: "new" });
     });
 
@@ -538,6 +538,17 @@ describe("loadSkills", () => {
       expect(host.registry.getSkill("gone")).toBeUndefined();
       expect(names(report.loaded)).toEqual(["echo"]);
       expect(names(loader.list())).toEqual(["echo"]);
+    });
+
+    // Regression: the full load and the watcher's sync had two reconcilers, and only the sync
+    // dropped the old entry of a folder whose version changed (the full load kept serving it).
+    it("replaces a folder's old version on the next load of the same loader, as a sync does", async () => {
+      tree.writeFolder("plugins/echo", skillFolder("one", { version: "1.0.0" }));
+      const { loader } = await load();
+      tree.write("plugins/echo/skill.json", skillManifest({ version: "1.1.0" }));
+      const report = await loader.loadAll();
+      expect(report.loaded.map((entry) => entry.version)).toEqual(["1.1.0"]);
+      expect(host.registry.getSkillVersions("echo").map((skill) => skill.version)).toEqual(["1.1.0"]);
     });
 
     it("stops an interceptor plugin that disappeared before the next load of the same loader", async () => {

@@ -112,9 +112,9 @@ describe("skill bundles", () => {
     expect(await replyOf("tools.one")).toBe("hello one");
     expect(existsSync(tree.path("plugins/tools/node_modules/.skillbox-snapshots"))).toBe(true);
     // Container runtimes mount this folder, so the snapshot and ../lib are inside the sandbox.
-    expect(host.registry.getSkill("tools.one")?.metadata).toMatchObject({
-      root: tree.path("plugins/tools/one"),
-      codeRoot: tree.path("plugins/tools"),
+    expect(host.registry.getSkill("tools.one")).toMatchObject({
+      metadata: { root: tree.path("plugins/tools/one") },
+      code: { root: tree.path("plugins/tools") },
     });
   });
 
@@ -129,6 +129,32 @@ describe("skill bundles", () => {
     await watcher.idle();
     expect(await replyOf("tools.one")).toBe("howdy one");
     expect(await replyOf("tools.two")).toBe("howdy two");
+  });
+
+  // Regression: the hash covered test/, so saving a test reloaded (and re-imported) every member.
+  it("reloads no member when a test of the bundle or of a member is edited", async () => {
+    writeBundle();
+    tree.write("plugins/tools/test/greeting.test.ts", "export const cases = 1;\n");
+    tree.write("plugins/tools/one/test/one.test.ts", "export const cases = 1;\n");
+    tree.writeFolder("plugins/echo", {
+      "skill.json": skillManifest(),
+      "index.ts": "export default () => ({ reply: 1 });\n",
+    });
+    watcher = await startWatcher();
+    const recorded = recordEvents(watcher);
+    await watcher.idle();
+
+    tree.write("plugins/tools/test/greeting.test.ts", "export const cases = 2;\n");
+    tree.write("plugins/tools/one/test/one.test.ts", "export const cases = 2;\n");
+    // A package edited after the tests: once it reloaded and the watcher is idle, the test
+    // edits (seen before it) have been handled too.
+    const echo = nextEvent(watcher, "reloaded", (payload) => payload.name === "echo");
+    tree.write("plugins/echo/index.ts", "export default () => ({ reply: 2 });\n");
+    await echo;
+    await watcher.idle();
+
+    expect(recorded.reloaded.map((payload) => payload.name)).toEqual(["echo"]);
+    expect(await replyOf("tools.one")).toBe("hello one");
   });
 
   it("removes a member whose folder is deleted and every member when the bundle goes", async () => {
@@ -158,8 +184,8 @@ describe("skill bundles", () => {
 
     expect(recorded.reloaded).toEqual([]);
     expect(recorded.removed).toEqual([]);
-    expect(host.registry.getSkill("tools.one")?.metadata).toMatchObject({
-      codeRoot: tree.path("plugins/tools"),
+    expect(host.registry.getSkill("tools.one")?.code).toMatchObject({
+      root: tree.path("plugins/tools"),
     });
     expect(await replyOf("tools.one")).toBe("hello one");
 

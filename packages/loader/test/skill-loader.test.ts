@@ -61,7 +61,7 @@ describe("SkillLoader", () => {
 
       tree.write("plugins/echo/index.ts", replyHandler("two"));
       await restarted.syncPackage(tree.path("plugins/echo"));
-      expect(host.registry.getSkill("echo")?.metadata?.codeHash).not.toBe(loaded?.metadata?.codeHash);
+      expect(host.registry.getSkill("echo")?.code?.codeHash).not.toBe(loaded?.code?.codeHash);
       expect(host.registry.getSkill("echo")?.enabled).toBe(false);
       await expect(run("echo")).rejects.toMatchObject({ code: "SKILL_DISABLED" });
     });
@@ -497,9 +497,9 @@ describe("SkillLoader", () => {
 
     it("knows which watched folder holds a package folder", () => {
       const loader = createLoader();
-      expect(loader.watchedFolderOf(tree.path("plugins/echo"))).toBe(tree.path("plugins"));
-      expect(loader.watchedFolderOf(tree.path("plugins-other/echo"))).toBeUndefined();
-      expect(loader.watchedFolderOf(tree.path("elsewhere/echo"))).toBeUndefined();
+      expect(loader.paths.watchedFolderOf(tree.path("plugins/echo"))).toBe(tree.path("plugins"));
+      expect(loader.paths.watchedFolderOf(tree.path("plugins-other/echo"))).toBeUndefined();
+      expect(loader.paths.watchedFolderOf(tree.path("elsewhere/echo"))).toBeUndefined();
     });
   });
 });

@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { renameSync } from "node:fs";
 import {
   type LoadWarning,
@@ -348,6 +349,63 @@ describe("watchSkills", () => {
 
       expect(await outputOf("echo")).toMatchObject({ reply: "one-edited" });
       expect(await outputOf("other")).toMatchObject({ reply: "two-edited" });
+    });
+  });
+
+  describe("hashing", () => {
+    /** Counts how often each package folder is hashed while `body` runs. */
+    async function countHashes(body: () => Promise<void>): Promise<Map<string, number>> {
+      const counts = new Map<string, number>();
+      const listener = (message: unknown) => {
+        const { root } = message as { root: string };
+        counts.set(root, (counts.get(root) ?? 0) + 1);
+      };
+      subscribe("skillbox:loader:package-hashed", listener);
+      try {
+        await body();
+      } finally {
+        unsubscribe("skillbox:loader:package-hashed", listener);
+      }
+      return counts;
+    }
+
+    // Regression: a watched reload hashed the package three times (before, during, after the sync).
+    it("hashes a package once per reload", async () => {
+      tree.writeFolder("plugins/echo", skillFolder("old"));
+      const active = await startWatcher();
+      await active.idle();
+      const counts = await countHashes(async () => {
+        const reloaded = nextEvent(active, "reloaded", named("echo"));
+        tree.write("plugins/echo/index.ts", replyHandler("new"));
+        await reloaded;
+        await active.idle();
+      });
+      expect(Object.fromEntries(counts)).toEqual({ [tree.path("plugins/echo")]: 1 });
+      expect(await outputOf("echo")).toMatchObject({ reply: "new" });
+    });
+
+    it("hashes a bundle once when its shared code changes, for all its members", async () => {
+      tree.writeFolder("plugins/tools", {
+        "package.json": { name: "tools", private: true, type: "module", skillbox: { kind: "bundle" } },
+        "lib/word.ts": 'export const word = "old";\n',
+      });
+      for (const member of ["one", "two"]) {
+        tree.writeFolder(`plugins/tools/${member}`, {
+          "skill.json": skillManifest({ name: `tools.${member}` }),
+          "index.ts": 'import { word } from "../lib/word.ts";\nexport default () => ({ word });\n',
+        });
+      }
+      const active = await startWatcher();
+      await active.idle();
+      const counts = await countHashes(async () => {
+        const one = nextEvent(active, "reloaded", named("tools.one"));
+        const two = nextEvent(active, "reloaded", named("tools.two"));
+        tree.write("plugins/tools/lib/word.ts", 'export const word = "new";\n');
+        await Promise.all([one, two]);
+        await active.idle();
+      });
+      expect(Object.fromEntries(counts)).toEqual({ [tree.path("plugins/tools")]: 1 });
+      expect(await outputOf("tools.two")).toEqual({ word: "new" });
     });
   });
 

@@ -239,7 +239,7 @@ describe("watchSkills with worker skills", () => {
 
     const execution = await host.executor.execute("echo", { msg: "hi" });
     expect(execution.output).toMatchObject({ reply: "good", isMainThread: false });
-    expect(host.registry.getSkill("echo")?.metadata?.handlerPath).toContain(".skillbox-snapshots");
+    expect(host.registry.getSkill("echo")?.code?.modulePath).toContain(".skillbox-snapshots");
   });
 
   it("keeps at most two snapshots of a worker skill across reloads", async () => {

@@ -4,7 +4,13 @@
 // is ready before its job arrives), then reads one job as JSON from stdin: { input, context },
 // and prints one result line: {"ok":true,"output":…} or {"ok":false,"error":{…}}. Everything
 // the handler prints goes to stderr, where JSON lines are the handler's log entries.
-import { createLogger, importHandler, packagePathOf, serializeError } from "@skillbox/core/handler-module";
+import {
+  createLogger,
+  importHandler,
+  packagePathOf,
+  SkillboxError,
+  serializeError,
+} from "@skillbox/core/handler-module";
 
 const writeResult = process.stdout.write.bind(process.stdout);
 // The handler's console.log and stray writes must not corrupt the result line.
@@ -17,11 +23,7 @@ function finish(envelope) {
   } catch (error) {
     line = JSON.stringify({
       ok: false,
-      error: {
-        name: "SkillboxError",
-        code: "OUTPUT_INVALID",
-        message: `the output is not JSON: ${error.message}`,
-      },
+      error: serializeError(new SkillboxError("OUTPUT_INVALID", `the output is not JSON: ${error.message}`)),
     });
   }
   writeResult(`${line}\n`, () => process.exit(0));
@@ -75,13 +77,10 @@ if (loaded.error !== undefined) {
     }),
     call() {
       return Promise.reject(
-        Object.assign(
-          new Error("ctx.call is not available inside a container sandbox; call the skill from the host"),
-          {
-            name: "SkillboxError",
-            code: "SANDBOX_FAILED",
-            retryable: false,
-          },
+        new SkillboxError(
+          "SANDBOX_FAILED",
+          "ctx.call is not available inside a container sandbox; call the skill from the host",
+          { retryable: false },
         ),
       );
     },

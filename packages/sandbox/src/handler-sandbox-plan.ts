@@ -2,7 +2,8 @@ import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { handlerModulePath, type Skill } from "@skillbox/core";
+import type { Skill } from "@skillbox/core";
+import { handlerModulePath } from "@skillbox/core/internal";
 import type { SandboxMount } from "./sandbox-types.js";
 
 /** The runner script, beside `src/` and `dist/` so both resolve it. */
@@ -80,9 +81,7 @@ export function planHandlerSandbox(skill: Skill, usesImages: boolean): HandlerSa
   const layout = usesImages ? IMAGE_LAYOUT : HOST_ROOT_LAYOUT;
   const modulePath = realpathSync(handlerModulePath(skill, "a container sandbox"));
   // A bundle member's code (and its snapshot) lives in the bundle, beside the member's folder.
-  const metadata = skill.metadata as { root?: unknown; codeRoot?: unknown } | undefined;
-  const declaredRoot = metadata?.codeRoot ?? metadata?.root;
-  const root = typeof declaredRoot === "string" ? realpathSync(declaredRoot) : dirname(modulePath);
+  const root = skill.code === undefined ? dirname(modulePath) : realpathSync(skill.code.root);
   const inside = relative(root, modulePath).split(sep).join("/");
   return {
     command: [layout.node, `${layout.home}/runner/container-runner.mjs`, `${layout.skill}/${inside}`],

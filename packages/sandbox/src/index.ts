@@ -1,3 +1,8 @@
+/**
+ * `@skillbox/sandbox`: the public API (named exports only; packages/sandbox/test/public-surface.test.ts
+ * lists them). What only Skillbox's own packages and tests share is in `@skillbox/sandbox/internal`,
+ * which is not semver-stable.
+ */
 export {
   type ContainerRuntime,
   type ContainerRuntimeOptions,
@@ -5,15 +10,12 @@ export {
   DEFAULT_SANDBOX_IMAGE,
 } from "./container-runtime.js";
 export { sandboxRunner } from "./default-sandbox-runner.js";
-export { OutputCapture } from "./output-capture.js";
-export { appleContainerRunArgs, createAppleContainerProvider } from "./providers/apple-container-provider.js";
-export { type BwrapProviderOptions, bwrapArgs, createBwrapProvider } from "./providers/bwrap-provider.js";
+export { createAppleContainerProvider } from "./providers/apple-container-provider.js";
+export { type BwrapProviderOptions, createBwrapProvider } from "./providers/bwrap-provider.js";
 export {
   type ContainerCliProviderOptions,
   createContainerCliProvider,
-  dockerCompatibleRunArgs,
   SANDBOX_LABEL,
-  sandboxOwnerLabelArgs,
 } from "./providers/container-cli-provider.js";
 export { createDockerProvider } from "./providers/docker-provider.js";
 export { createOrbstackProvider } from "./providers/orbstack-provider.js";
@@ -28,14 +30,7 @@ export {
   SANDBOX_RUNTIME_VARIABLE,
 } from "./resolve-provider.js";
 export { resolveSandboxConfig } from "./resolve-sandbox-config.js";
-export {
-  currentSandboxOwner,
-  formatSandboxOwner,
-  isSandboxOwnerDead,
-  parseSandboxOwner,
-  SANDBOX_OWNER_LABEL,
-  type SandboxOwner,
-} from "./sandbox-owner.js";
+export { SANDBOX_OWNER_LABEL } from "./sandbox-owner.js";
 export { SandboxRunner, type SandboxRunnerOptions } from "./sandbox-runner.js";
 export type {
   ResolvedSandboxConfig,
@@ -48,4 +43,3 @@ export type {
   SpawnPlan,
 } from "./sandbox-types.js";
 export { StartedSandbox } from "./started-sandbox.js";
-export { WarmPool } from "./warm-pool.js";

@@ -1,4 +1,5 @@
-import { formatZodIssues, SkillboxError } from "@skillbox/core";
+import { SkillboxError } from "@skillbox/core";
+import { formatZodIssues } from "@skillbox/core/internal";
 import { z } from "zod";
 import type { ResolvedSandboxConfig, SandboxConfig } from "./sandbox-types.js";
 

@@ -1,11 +1,5 @@
-import {
-  reviveError,
-  type SerializedError,
-  type Skill,
-  SkillboxError,
-  type SkillContext,
-  type SkillLogger,
-} from "@skillbox/core";
+import { type Skill, SkillboxError, type SkillContext, type SkillLogger } from "@skillbox/core";
+import { reviveError, type SerializedError } from "@skillbox/core/internal";
 import { missingImageError } from "./missing-image-error.js";
 import type { SandboxConfig, SandboxResult } from "./sandbox-types.js";
 import type { StartedSandbox } from "./started-sandbox.js";

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -18,7 +18,7 @@ describe("planHandlerSandbox", () => {
       name: "planned",
       version: "1.0.0",
       handler: pathToFileURL(join(folder, "index.mjs")).href,
-      metadata: { root: folder },
+      code: { modulePath: join(folder, "index.mjs"), codeHash: "hash", root: folder },
     } as unknown as Skill;
   });
 
@@ -51,5 +51,31 @@ describe("planHandlerSandbox", () => {
       "/tmp/.skillbox/skill/index.mjs",
     ]);
     expect(plan.mounts.every((mount) => mount.target.startsWith("/tmp/.skillbox/"))).toBe(true);
+  });
+
+  it("mounts a bundle member's code root, not its own folder, and runs the module inside it", () => {
+    const member = join(folder, "members", "planned");
+    mkdirSync(member, { recursive: true });
+    writeFileSync(join(member, "index.mjs"), "export default () => 1;\n");
+    const memberSkill = {
+      ...skill,
+      handler: pathToFileURL(join(member, "index.mjs")).href,
+      code: { modulePath: join(member, "index.mjs"), codeHash: "hash", root: folder },
+    } as Skill;
+
+    const plan = planHandlerSandbox(memberSkill, true);
+
+    expect(plan.mounts.at(-1)).toMatchObject({ source: folder, target: "/skill" });
+    expect(plan.command.at(-1)).toBe("/skill/members/planned/index.mjs");
+    expect(plan.env.SKILLBOX_SKILL_SOURCE).toBe(folder);
+  });
+
+  it("mounts the module's own folder for a skill registered without code", () => {
+    const { code: _code, ...withoutCode } = skill;
+
+    const plan = planHandlerSandbox(withoutCode as Skill, true);
+
+    expect(plan.mounts.at(-1)?.source).toBe(folder);
+    expect(plan.command.at(-1)).toBe("/skill/index.mjs");
   });
 });

@@ -6,14 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import {
-  createBwrapProvider,
-  createPodmanProvider,
-  currentSandboxOwner,
-  formatSandboxOwner,
-  SANDBOX_LABEL,
-  SandboxRunner,
-} from "@skillbox/sandbox";
+import { createBwrapProvider, createPodmanProvider, SANDBOX_LABEL, SandboxRunner } from "@skillbox/sandbox";
+import { currentSandboxOwner, formatSandboxOwner } from "@skillbox/sandbox/internal";
 import {
   bwrapRequirement,
   containersLabelled,

@@ -4,17 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SkillboxError } from "@skillbox/core";
 import {
-  appleContainerRunArgs,
-  bwrapArgs,
   createAppleContainerProvider,
   createBwrapProvider,
   createDockerProvider,
   createOrbstackProvider,
   createPodmanProvider,
   createWslcProvider,
-  currentSandboxOwner,
-  formatSandboxOwner,
-  OutputCapture,
   resolveProvider,
   resolveSandboxConfig,
   SANDBOX_LABEL,
@@ -24,8 +19,12 @@ import {
   type SandboxSpec,
   type SpawnPlan,
 } from "@skillbox/sandbox";
+import { currentSandboxOwner, formatSandboxOwner } from "@skillbox/sandbox/internal";
 import { describeWithEngine, podmanRequirement } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, describe, expect, it } from "vitest";
+import { OutputCapture } from "../src/output-capture.js";
+import { appleContainerRunArgs } from "../src/providers/apple-container-provider.js";
+import { bwrapArgs } from "../src/providers/bwrap-provider.js";
 
 const SECRET_VALUE = '{"apiKey":"do-not-show-in-ps"}';
 

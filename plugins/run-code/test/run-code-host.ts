@@ -37,7 +37,7 @@ export function registerRunCode(
     ...registration,
     handler: pathToFileURL(fileURLToPath(modulePath)).href,
     apiKeyId: "system",
-    metadata: { root: PLUGIN_FOLDER },
+    code: { modulePath: fileURLToPath(modulePath), codeHash: "run-code-test", root: PLUGIN_FOLDER },
     ...overrides,
   });
 }

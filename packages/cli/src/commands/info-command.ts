@@ -1,4 +1,5 @@
-import { parseSkillReference, type Skill, SkillboxError } from "@skillbox/core";
+import { type Skill, SkillboxError } from "@skillbox/core";
+import { parseSkillReference } from "@skillbox/core/internal";
 import type { Command } from "commander";
 import { didYouMean } from "../host/suggest-skill-names.js";
 import { sourceLabel } from "../terminal/source-label.js";
@@ -68,9 +69,8 @@ function printVersions(terminal: Terminal, versions: Skill[]): void {
       );
     }
     if (skill.sandbox !== undefined) field("sandbox", JSON.stringify(skill.sandbox));
-    const examples = (skill.metadata as { examples?: unknown[] } | undefined)?.examples;
-    if (examples !== undefined)
-      field("examples", `${examples.length} (run them with skillbox test ${skill.name})`);
+    if (skill.examples !== undefined)
+      field("examples", `${skill.examples.length} (run them with skillbox test ${skill.name})`);
     schema("input", skill.schema.input);
     if (skill.schema.output !== undefined) schema("output", skill.schema.output);
   });

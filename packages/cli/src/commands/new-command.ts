@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { displayPath } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 import { type Command, Option } from "commander";
 import { scaffoldSkill } from "../scaffold/scaffold-skill.js";
 import type { ScaffoldRuntime } from "../scaffold/skill-templates.js";

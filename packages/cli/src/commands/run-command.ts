@@ -1,4 +1,4 @@
-import { SkillboxError } from "@skillbox/core";
+import { executionFailure, SkillboxError } from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
 import { withSkillNameSuggestions } from "../host/suggest-skill-names.js";
 import { readRunInput } from "../input/read-run-input.js";
@@ -60,14 +60,11 @@ export function registerRunCommand(program: Command, context: CommandContext): v
         }
       });
       if (options.json) terminal.printJson(execution);
-      if (execution.status === "success") {
+      const error = executionFailure(execution);
+      if (error === undefined) {
         if (!options.json) terminal.printJson(execution.output ?? null);
         return;
       }
-      const error = execution.error ?? {
-        code: execution.status.toUpperCase(),
-        message: `ended ${execution.status}`,
-      };
       // Runtimes and the executor often name the skill already (`boxed@0.1.0 exited …`): name it once.
       const label = `${execution.skillName}@${execution.skillVersion}`;
       terminal.fail(

@@ -1,5 +1,5 @@
 import { type Skill, SkillboxError } from "@skillbox/core";
-import { displayPath } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 import type { Command } from "commander";
 import { type ExampleResult, examplesOf, runSkillExamples } from "../examples/run-skill-examples.js";
 import { didYouMean } from "../host/suggest-skill-names.js";

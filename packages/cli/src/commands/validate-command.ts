@@ -1,4 +1,4 @@
-import { displayPath } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 import type { Command } from "commander";
 import type { Terminal } from "../terminal/terminal.js";
 import { type ValidationReport, validatePackages } from "../validate/validate-packages.js";

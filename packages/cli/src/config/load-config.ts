@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatZodIssues, resolveDatabasePath, SkillboxError } from "@skillbox/core";
-import { displayPath } from "@skillbox/loader";
+import { resolveDatabasePath, SkillboxError } from "@skillbox/core";
+import { formatZodIssues } from "@skillbox/core/internal";
+import { displayPath } from "@skillbox/loader/internal";
 import type { SandboxProviderName } from "@skillbox/sandbox";
 import { createJiti } from "jiti";
 import type { ZodType } from "zod";

@@ -1,14 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
-import type { Skill, SkillExecution, SkillExecutor } from "@skillbox/core";
+import {
+  executionFailure,
+  type Skill,
+  type SkillExample,
+  type SkillExecution,
+  type SkillExecutor,
+} from "@skillbox/core";
 import { errorCodeOf } from "../terminal/format-error-line.js";
-
-/** An entry of a manifest's `examples`. */
-export interface SkillExample {
-  description?: string;
-  input: unknown;
-  /** When given, the output must equal it exactly. */
-  output?: unknown;
-}
 
 /** The outcome of one example. */
 export interface ExampleResult {
@@ -29,10 +27,9 @@ export interface ExampleResult {
   duration: number | null;
 }
 
-/** The examples the loader kept from a skill's manifest (`metadata.examples`). */
+/** The examples of a skill's manifest (none for skills registered without any). */
 export function examplesOf(skill: Skill): SkillExample[] {
-  const examples = (skill.metadata as { examples?: unknown } | undefined)?.examples;
-  return Array.isArray(examples) ? (examples as SkillExample[]) : [];
+  return skill.examples ?? [];
 }
 
 /** What a caller would receive: JSON, so `undefined` fields and the like do not count. */
@@ -90,11 +87,8 @@ export async function runSkillExamples(
       status: execution.status,
       duration: execution.duration,
     } as const;
-    if (execution.status !== "success") {
-      const error = execution.error ?? {
-        code: execution.status.toUpperCase(),
-        message: `ended ${execution.status}`,
-      };
+    const error = executionFailure(execution);
+    if (error !== undefined) {
       results.push({ ...base, passed: false, failure: { code: error.code, message: error.message } });
       continue;
     }

@@ -1,4 +1,5 @@
-import { displayPath, type LoadSkillsResult, loadSkills, type SkillLoaderOptions } from "@skillbox/loader";
+import { type LoadSkillsResult, loadSkills, type SkillLoaderOptions } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 import type { ResolvedConfig } from "../config/load-config.js";
 import type { Terminal } from "../terminal/terminal.js";
 import type { CliHost } from "./open-cli-host.js";

@@ -1,4 +1,5 @@
-import { isSkillboxError, parseSkillReference, SkillboxError } from "@skillbox/core";
+import { isSkillboxError, SkillboxError } from "@skillbox/core";
+import { parseSkillReference } from "@skillbox/core/internal";
 
 /** How many edits apart a name may be to be suggested: catches typos, not different words. */
 const MAX_DISTANCE = 2;

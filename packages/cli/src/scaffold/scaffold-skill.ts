@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { SKILL_NAME_PATTERN, SkillboxError } from "@skillbox/core";
-import { displayPath } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 import { usageError } from "../usage-error.js";
 import {
   handlerTemplate,

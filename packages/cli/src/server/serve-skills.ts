@@ -1,4 +1,5 @@
-import { displayPath, type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
+import { type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 import type { ResolvedConfig } from "../config/load-config.js";
 import { loaderOptionsOf, loadingMessage } from "../host/load-skill-folders.js";
 import { type CliHost, openCliHost } from "../host/open-cli-host.js";

@@ -1,5 +1,5 @@
 import type { Skill } from "@skillbox/core";
-import { displayPath } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 
 /** Where a skill came from, for display: its folder (relative when inside the working directory), or `api`. */
 export function sourceLabel(skill: Skill): string {

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { displayPath } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 
 /** How long one package's typecheck may take before it is given up (and reported as a warning). */
 const TYPECHECK_TIMEOUT_MS = 120_000;

@@ -12,7 +12,7 @@ import {
   readPackage,
   resolveSkillSchemas,
   type SkillPackage,
-} from "@skillbox/loader";
+} from "@skillbox/loader/internal";
 import { typecheckPackage } from "./typecheck-package.js";
 
 /** One thing wrong with a package. */

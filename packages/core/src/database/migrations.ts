@@ -138,6 +138,31 @@ const MIGRATIONS: readonly Migration[] = [
         WHERE idempotency_key IS NOT NULL AND input_hash IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    description: "a skill's code location and examples as columns of their own",
+    sql: `
+      -- Where a skill's handler module lives ({ modulePath, codeHash, root }) and its manifest's
+      -- examples were fields of \`metadata\` that runtimes read back by name; they are typed now.
+      ALTER TABLE skills ADD COLUMN code TEXT;
+      ALTER TABLE skills ADD COLUMN examples TEXT;
+      -- Rows the loader wrote before keep working: their fields are copied out of \`metadata\`
+      -- (\`codeRoot\`, a bundle member's bundle folder, wins over the package \`root\`; rows
+      -- without a code hash used the content hash, as the worker runtime did). \`metadata\` is
+      -- left as it is, so a process of the previous version sharing the file still reads it.
+      UPDATE skills SET code = json_object(
+          'modulePath', json_extract(metadata, '$.handlerPath'),
+          'codeHash', CASE WHEN json_type(metadata, '$.codeHash') = 'text'
+            THEN json_extract(metadata, '$.codeHash') ELSE content_hash END,
+          'root', CASE WHEN json_type(metadata, '$.codeRoot') = 'text'
+            THEN json_extract(metadata, '$.codeRoot') ELSE json_extract(metadata, '$.root') END)
+        WHERE json_valid(metadata)
+          AND json_type(metadata, '$.handlerPath') = 'text'
+          AND (json_type(metadata, '$.codeRoot') = 'text' OR json_type(metadata, '$.root') = 'text');
+      UPDATE skills SET examples = json_extract(metadata, '$.examples')
+        WHERE json_valid(metadata) AND json_type(metadata, '$.examples') = 'array';
+    `,
+  },
 ];
 
 /**

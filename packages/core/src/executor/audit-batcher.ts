@@ -64,6 +64,9 @@ function stringifyData(value: unknown): string | null {
 export class AuditBatcher {
   private readonly insert: Database.Statement;
   private readonly finishStatement: Database.Statement;
+  /** Writes a batch in one immediate transaction; made once, as better-sqlite3 builds four wrappers per call. */
+  private readonly writeAll: Database.Transaction<(batch: Pending[]) => number[]>;
+  private readonly writeOne: Database.Transaction<(item: Pending) => number>;
   private queue: Pending[] = [];
   private flushScheduled = false;
   private idleWaiters: (() => void)[] = [];
@@ -74,6 +77,8 @@ export class AuditBatcher {
   ) {
     this.insert = database.prepare(INSERT_SQL);
     this.finishStatement = database.prepare(FINISH_SQL);
+    this.writeAll = database.transaction((batch: Pending[]) => batch.map((item) => this.run(item)));
+    this.writeOne = database.transaction((item: Pending) => this.run(item));
   }
 
   /**
@@ -102,9 +107,9 @@ export class AuditBatcher {
     ]);
   }
 
-  /** Queues the final state; resolves once it is committed. */
-  async finish(row: ExecutionFinish): Promise<void> {
-    await this.enqueue("finish", row.id, [
+  /** Queues the final state; resolves (with its rowid) once it is committed. */
+  finish(row: ExecutionFinish): Promise<number> {
+    return this.enqueue("finish", row.id, [
       row.status,
       row.outputJson,
       row.error?.code ?? null,
@@ -160,21 +165,31 @@ export class AuditBatcher {
 
   /** Writes the batch; returns per item the rowid it wrote, or the error that kept it out. */
   private write(batch: Pending[]): (number | Error)[] {
-    const run = (item: Pending): number => {
-      if (item.kind === "start") return Number(this.insert.run(item.values).lastInsertRowid);
-      this.finishStatement.run(item.values);
-      return Number(item.values[item.values.length - 1]);
-    };
+    // One row alone commits by itself, as a plain statement outside a transaction would: no
+    // BEGIN and COMMIT around it. Inside a transaction someone else opened, it joins that one.
+    if (batch.length === 1 && !this.database.inTransaction) {
+      try {
+        return [this.run(batch[0]!)];
+      } catch (error) {
+        return [error as Error];
+      }
+    }
     try {
-      return this.database.transaction(() => batch.map(run)).immediate();
+      return this.writeAll.immediate(batch);
     } catch {
       return batch.map((item) => {
         try {
-          return this.database.transaction(() => run(item)).immediate();
+          return this.writeOne.immediate(item);
         } catch (error) {
           return error as Error;
         }
       });
     }
+  }
+
+  private run(item: Pending): number {
+    if (item.kind === "start") return Number(this.insert.run(item.values).lastInsertRowid);
+    this.finishStatement.run(item.values);
+    return Number(item.values[item.values.length - 1]);
   }
 }

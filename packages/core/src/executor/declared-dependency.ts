@@ -6,7 +6,7 @@ import type { Skill } from "../types.js";
 import { resolveSkillForCaller } from "./resolve-skill-for-caller.js";
 
 /**
- * The exact reference `ctx.call(reference)` may run for `caller`. A skill that declares
+ * The skill `ctx.call(reference)` may run for `caller`, resolved for `owner`. A skill that declares
  * `requires` may call only those skills, within the declared ranges: a bare name resolves within
  * the declared range, and an explicit range must land inside it. Skills without `requires`
  * (registered in code) may call anything their owner can see.
@@ -16,9 +16,9 @@ export function declaredDependency(
   caller: Skill,
   reference: string,
   owner: string,
-): string {
+): Skill {
   const requires = caller.requires;
-  if (requires === undefined) return reference;
+  if (requires === undefined) return resolveSkillForCaller(registry, reference, owner);
   const { name, range } = parseSkillReference(reference);
   const declared = requires[name];
   if (declared === undefined) {
@@ -40,5 +40,5 @@ export function declaredDependency(
       { data: { caller: caller.name, callee: name, declared, resolved: resolved.version } },
     );
   }
-  return `${name}@${resolved.version}`;
+  return resolved;
 }

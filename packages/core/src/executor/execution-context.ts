@@ -1,22 +1,18 @@
 import type { HostLifecycle, Skill, SkillContext, SkillLogger } from "../types.js";
-import type { ExecutionLoggerFactory, ExecutionState } from "./execution-state.js";
+import type { NestedCallParent } from "./execution-port.js";
+import type { ExecutionState } from "./execution-state.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
 
-/** The parts of the executor a handler context needs. */
-export interface ExecutionContextHost extends ExecutionLoggerFactory {
-  /** Runs a nested execution on behalf of `parent`. */
-  callFrom<Output>(parent: ExecutionContext, reference: string, input: unknown): Promise<Output>;
-  /** Where handlers register cleanup for the host's close. */
-  readonly hostLifecycle: HostLifecycle;
-}
-
-/** The `ctx` a handler receives for one attempt. The signal and logger are created on first use. */
-export class ExecutionContext implements SkillContext {
+/**
+ * The `ctx` a handler receives for one attempt. It reaches the host only through the
+ * execution's port (nested calls, loggers, the host's lifecycle). The signal and logger are
+ * created on first use.
+ */
+export class ExecutionContext implements SkillContext, NestedCallParent {
   private cachedLogger: SkillLogger | undefined;
 
   constructor(
-    private readonly host: ExecutionContextHost,
-    readonly execution: ExecutionState,
+    private readonly execution: ExecutionState,
     readonly attempt: number,
     private readonly abort: LazyAbortSignal,
   ) {}
@@ -41,12 +37,16 @@ export class ExecutionContext implements SkillContext {
     return this.execution.sessionId;
   }
 
+  get depth(): number {
+    return this.execution.depth;
+  }
+
   get hostLifecycle(): HostLifecycle {
-    return this.host.hostLifecycle;
+    return this.execution.port.hostLifecycle;
   }
 
   get logger(): SkillLogger {
-    this.cachedLogger ??= this.host.createLogger({
+    this.cachedLogger ??= this.execution.port.logger({
       skill: `${this.skill.name}@${this.skill.version}`,
       executionId: this.executionId,
       attempt: this.attempt,
@@ -55,6 +55,6 @@ export class ExecutionContext implements SkillContext {
   }
 
   call<Output = unknown>(reference: string, input: unknown): Promise<Output> {
-    return this.host.callFrom<Output>(this, reference, input);
+    return this.execution.port.call<Output>(this, reference, input);
   }
 }

@@ -1,30 +1,47 @@
 import type { InterceptorContext } from "../interceptors/define-interceptor.js";
 import type { Skill, SkillLogger } from "../types.js";
+import type { ExecutionPort } from "./execution-port.js";
 
-/** Creates loggers for executions (implemented by the executor). */
-export interface ExecutionLoggerFactory {
-  createLogger(fields: Record<string, unknown>): SkillLogger;
+/** Who runs what: the facts an {@link ExecutionState} is made of. */
+export interface ExecutionIdentity {
+  port: ExecutionPort;
+  skill: Skill;
+  input: unknown;
+  executionId: string;
+  parentExecutionId: string | null;
+  apiKeyId: string;
+  sessionId: string | null;
+  /** 0 for a top-level execution, parent's depth + 1 for `ctx.call`. */
+  depth: number;
 }
 
 /**
- * Everything known about one execution while it runs. It is the `context` interceptors see;
- * `state` and `logger` are created on first use, since most executions never touch them.
+ * What interceptors see as `context` for one execution, and what its attempts share. `state`
+ * and `logger` are created on first use, since most executions never touch them.
  */
 export class ExecutionState implements InterceptorContext {
+  readonly port: ExecutionPort;
+  readonly skill: Skill;
+  /** The input as it stands: `before` hooks may replace it, and the handler gets it. */
+  input: unknown;
+  readonly executionId: string;
+  readonly parentExecutionId: string | null;
+  readonly apiKeyId: string;
+  readonly sessionId: string | null;
+  readonly depth: number;
   private cachedState: Record<string, unknown> | undefined;
   private cachedLogger: SkillLogger | undefined;
 
-  constructor(
-    private readonly loggers: ExecutionLoggerFactory,
-    readonly skill: Skill,
-    public input: unknown,
-    readonly executionId: string,
-    readonly parentExecutionId: string | null,
-    readonly apiKeyId: string,
-    readonly sessionId: string | null,
-    /** 0 for a top-level execution, parent's depth + 1 for `ctx.call`. */
-    readonly depth: number,
-  ) {}
+  constructor(identity: ExecutionIdentity) {
+    this.port = identity.port;
+    this.skill = identity.skill;
+    this.input = identity.input;
+    this.executionId = identity.executionId;
+    this.parentExecutionId = identity.parentExecutionId;
+    this.apiKeyId = identity.apiKeyId;
+    this.sessionId = identity.sessionId;
+    this.depth = identity.depth;
+  }
 
   get state(): Record<string, unknown> {
     this.cachedState ??= {};
@@ -32,7 +49,7 @@ export class ExecutionState implements InterceptorContext {
   }
 
   get logger(): SkillLogger {
-    this.cachedLogger ??= this.loggers.createLogger({
+    this.cachedLogger ??= this.port.logger({
       skill: `${this.skill.name}@${this.skill.version}`,
       executionId: this.executionId,
     });

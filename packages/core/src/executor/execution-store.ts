@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
 import { AuditBatcher, type ExecutionFinish, type ExecutionStart } from "./audit-batcher.js";
+import { recordedError } from "./execution-failure.js";
 import {
   type ExecutionSummary,
   type ExecutionSummaryOptions,
@@ -65,9 +66,9 @@ function rowToExecution(row: ExecutionRow): SkillExecution {
     input: row.input === null ? null : JSON.parse(row.input),
     output: row.output === null ? null : JSON.parse(row.output),
     status: row.status,
-    error,
+    error: recordedError(row.status, error, `${row.skill_name}@${row.skill_version}`),
     ...timingOf(row),
-  };
+  } as SkillExecution;
 }
 
 /** Runner ids of the stores open in this process: their rows are live whatever the pid says. */
@@ -241,14 +242,9 @@ export class ExecutionStore {
     return this.batcher.start(row, inputJson, createdAt, inputHash);
   }
 
-  /** Queues the final state; resolves once it is committed. */
-  finish(row: ExecutionFinish): Promise<void> {
+  /** Queues the final state; resolves (with its rowid) once it is committed. */
+  finish(row: ExecutionFinish): Promise<number> {
     return this.batcher.finish(row);
-  }
-
-  /** Resolves when everything queued so far is committed. */
-  flush(): Promise<void> {
-    return this.batcher.flush();
   }
 
   /** Stops renewing the lease, commits what is queued and forgets this runner. */

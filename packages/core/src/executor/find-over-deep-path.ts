@@ -32,6 +32,38 @@ function formatPath(root: string, visit: Visit): string {
   return root === "" ? path.replace(/^\./, "") : path;
 }
 
+/** How many objects and arrays the allocation-free walk visits before it leaves a value to the full walk. */
+const QUICK_WALK_OBJECTS = 32;
+
+/**
+ * Walks `value` (whose own level still has `levelsLeft` levels of room) by recursion bounded by
+ * `budget` objects; returns the budget left, or -1 when the value may nest too deep — or the
+ * budget ran out. Recursion is safe here: it never goes deeper than `budget` calls.
+ */
+function quickWalk(value: object, levelsLeft: number, budget: number): number {
+  if (levelsLeft <= 0 || budget <= 0) return -1;
+  let left = budget - 1;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const child: unknown = value[index];
+      if (typeof child === "object" && child !== null) {
+        left = quickWalk(child, levelsLeft - 1, left);
+        if (left < 0) return -1;
+      }
+    }
+  } else {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const child = (value as Record<string, unknown>)[key];
+      if (typeof child === "object" && child !== null) {
+        left = quickWalk(child, levelsLeft - 1, left);
+        if (left < 0) return -1;
+      }
+    }
+  }
+  return left;
+}
+
 /**
  * Where `value` first nests objects and arrays deeper than `maxDepth` levels (the value itself is
  * level 1 when it is an object or array), as a path for a message such as
@@ -47,6 +79,9 @@ function formatPath(root: string, visit: Visit): string {
  */
 export function findOverDeepPath(value: unknown, maxDepth: number, root = "input"): string | undefined {
   if (typeof value !== "object" || value === null) return undefined;
+  // Most values are small trees: a walk that allocates nothing clears them, and anything it
+  // cannot clear (too deep, too many objects, shared or cyclic parts) gets the full walk.
+  if (quickWalk(value, maxDepth, QUICK_WALK_OBJECTS) >= 0) return undefined;
   const shallowestLevel = new Map<object, number>();
   const pending: Visit[] = [{ value, level: 1, parent: undefined, key: "" }];
   while (pending.length > 0) {

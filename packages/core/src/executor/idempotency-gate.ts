@@ -28,6 +28,19 @@ export interface IdempotencyGateOptions {
   graceMs: number;
 }
 
+/** One call of {@link IdempotencyGate.run}. */
+export interface IdempotentRequest {
+  skill: Skill;
+  /** The caller's owner id: keys are per owner. */
+  owner: string;
+  key: string;
+  input: unknown;
+  /** Ends this caller's wait for another caller's execution. */
+  signal: AbortSignal | undefined;
+  /** Runs the execution, storing `inputHash` with its row. */
+  execute(inputHash: string | null): Promise<SkillExecution>;
+}
+
 interface InFlight {
   /** Settles with this process's execution, or with the row another process inserted first. */
   promise: Promise<SkillExecution | IdempotentExecution>;
@@ -63,19 +76,13 @@ export class IdempotencyGate {
   ) {}
 
   /**
-   * Runs `execute` (given the hash of `input` to store with the row) unless an execution with
-   * this owner and key exists or is in flight. `signal` ends this caller's wait for another
-   * caller's execution; it never cancels that execution.
+   * Runs `request.execute` (given the hash of the input to store with the row) unless an
+   * execution with this owner and key exists or is in flight. `request.signal` ends this
+   * caller's wait for another caller's execution; it never cancels that execution.
    */
-  async run(
-    skill: Skill,
-    owner: string,
-    key: string,
-    input: unknown,
-    signal: AbortSignal | undefined,
-    execute: (inputHash: string | null) => Promise<SkillExecution>,
-  ): Promise<SkillExecution> {
-    const inputHash = hashInput(input, this.store.inputHashKey);
+  async run(request: IdempotentRequest): Promise<SkillExecution> {
+    const { skill, owner, key, signal } = request;
+    const inputHash = hashInput(request.input, this.store.inputHashKey);
     const mapKey = `${owner}\u0000${key}`;
     const running = this.inFlight.get(mapKey);
     if (running !== undefined) {
@@ -87,12 +94,12 @@ export class IdempotencyGate {
       );
       const deadline = running.startedAt + this.longestRunMs(skill);
       const settled = await this.within(running.promise, signal, deadline, key);
-      return this.afterFirst(settled, skill, inputHash, key, signal);
+      return this.afterFirst(settled, request, inputHash);
     }
     const stored = this.store.findByIdempotencyKey(owner, key);
-    if (stored !== undefined) return this.afterFirst(stored, skill, inputHash, key, signal);
+    if (stored !== undefined) return this.afterFirst(stored, request, inputHash);
     const entry: InFlight = {
-      promise: execute(inputHash).catch((error: unknown) => {
+      promise: request.execute(inputHash).catch((error: unknown) => {
         // Another process inserted the same key first: its row is the first request.
         const winner = this.store.findByIdempotencyKey(owner, key);
         if (winner === undefined) throw error;
@@ -109,20 +116,19 @@ export class IdempotencyGate {
     entry.promise.then(forget, forget);
     // Not raced with the signal: the caller's own execution reacts to it and settles, and the
     // executor must not lose track of an execution still writing its row.
-    return this.afterFirst(await entry.promise, skill, inputHash, key, signal);
+    return this.afterFirst(await entry.promise, request, inputHash);
   }
 
   /** The execution a caller gets once the first request is known: its own, or the stored one. */
   private async afterFirst(
     first: SkillExecution | IdempotentExecution,
-    skill: Skill,
+    request: IdempotentRequest,
     inputHash: string | null,
-    key: string,
-    signal: AbortSignal | undefined,
   ): Promise<SkillExecution> {
     // This process's own execution (or one it shared): checked when the request came in.
     if (!("execution" in first)) return first;
     const { execution } = first;
+    const { skill, key } = request;
     checkSameRequest(
       { executionId: () => execution.id, skillName: execution.skillName, inputHash: first.inputHash },
       skill,
@@ -130,7 +136,7 @@ export class IdempotencyGate {
       key,
     );
     const deadline = Date.parse(execution.createdAt) + this.longestRunMs(skill);
-    return this.waitUntilFinal(execution, signal, deadline, key);
+    return this.waitUntilFinal(execution, request.signal, deadline, key);
   }
 
   /**

@@ -1,5 +1,6 @@
 import semver from "semver";
 import { SkillboxError } from "../errors/skillbox-error.js";
+import { isVisibleTo } from "../registry/owner-scope.js";
 import { parseSkillReference } from "../registry/skill-reference.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
 import type { Skill } from "../types.js";
@@ -37,4 +38,27 @@ export function resolveSkillForCaller(registry: SkillRegistry, reference: string
           "prereleases match only ranges that name one)",
     { data: { name, range, available: versions } },
   );
+}
+
+/**
+ * `skill`, already resolved by an adapter, if `caller` may run it: visible to the caller (owned
+ * by it, `public` or `system`) and enabled. Otherwise `SKILL_NOT_FOUND` or `SKILL_DISABLED`, as
+ * {@link resolveSkillForCaller} answers — a skill the caller cannot see is not said to exist.
+ */
+export function checkSkillForCaller(skill: Skill, caller: string): Skill {
+  if (!isVisibleTo(skill.apiKeyId, caller)) {
+    throw new SkillboxError(
+      "SKILL_NOT_FOUND",
+      `No skill named "${skill.name}" is visible to owner "${caller}"`,
+      {
+        data: { name: skill.name, range: skill.version, available: [] },
+      },
+    );
+  }
+  if (!skill.enabled) {
+    throw new SkillboxError("SKILL_DISABLED", `${skill.name}@${skill.version} is disabled; enable it first`, {
+      data: { skillId: skill.id },
+    });
+  }
+  return skill;
 }

@@ -117,6 +117,9 @@ export class SchemaValidator {
 
   private compile(skill: Skill, which: "input" | "output", schema: JsonSchema): ValidateFunction {
     try {
+      // An edited schema that keeps its `$id` would clash with the version compiled before it
+      // (Ajv keys schemas by `$id`); the old version's compiled function stays cached by its text.
+      if (typeof schema.$id === "string") this.ajv.removeSchema(schema.$id);
       return this.ajv.compile(schema);
     } catch (error) {
       throw new SkillboxError(

@@ -1,14 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { EventEmitter, setMaxListeners } from "node:events";
-import { performance } from "node:perf_hooks";
+import { EventEmitter } from "node:events";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { Interceptor } from "../interceptors/define-interceptor.js";
-import {
-  InterceptorChain,
-  type InterceptorList,
-  InterceptorUnwind,
-} from "../interceptors/interceptor-chain.js";
-import { isPromiseLike } from "../is-promise-like.js";
+import { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
 import { createInlineRuntime } from "../runtime/inline-runtime.js";
@@ -16,30 +10,31 @@ import type { SkillRuntime } from "../runtime/skill-runtime.js";
 import { createWorkerRuntime, type WorkerRuntimeOptions } from "../runtime/worker-runtime.js";
 import type {
   ExecuteOptions,
-  ExecutionError,
-  ExecutionStatus,
   HostCloseHandler,
-  HostLifecycle,
   Skill,
   SkillExecution,
   SkillHandler,
   SkillLogger,
 } from "../types.js";
-import { createExecutionId } from "./create-execution-id.js";
+import { ActiveExecutions } from "./active-executions.js";
 import { declaredDependency } from "./declared-dependency.js";
-import { ExecutionContext, type ExecutionContextHost } from "./execution-context.js";
-import { STATUS_BY_CODE, serialize, toSkillboxError } from "./execution-outcome.js";
-import { ExecutionState } from "./execution-state.js";
+import { executionFailure } from "./execution-failure.js";
+import type { ExecutionPort, NestedCallParent } from "./execution-port.js";
+import {
+  type ExecutionEvent,
+  type ExecutionRequest,
+  ExecutionRun,
+  type ExecutionServices,
+} from "./execution-run.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
 import type { ExecutionSummary, ExecutionSummaryOptions } from "./execution-summary.js";
 import { checkedMilliseconds, ExecutionTimeouts } from "./execution-timeouts.js";
-import { DEFAULT_MAX_NESTING_DEPTH, findOverDeepPath } from "./find-over-deep-path.js";
+import { DEFAULT_MAX_NESTING_DEPTH } from "./find-over-deep-path.js";
 import { HostCloseHandlers } from "./host-close-handlers.js";
+import { HostShutdown } from "./host-shutdown.js";
 import { IdempotencyGate } from "./idempotency-gate.js";
-import type { LazyAbortSignal } from "./lazy-abort-signal.js";
-import { type LinkedSignal, linkSignals } from "./link-signals.js";
-import { resolveSkillForCaller } from "./resolve-skill-for-caller.js";
-import { runWithRetries } from "./run-with-retries.js";
+import { linkSignals } from "./link-signals.js";
+import { checkSkillForCaller, resolveSkillForCaller } from "./resolve-skill-for-caller.js";
 import { SchemaValidator } from "./schema-validator.js";
 import { type HandlerResolver, SkillHandlers } from "./skill-handlers.js";
 
@@ -103,51 +98,40 @@ export interface SkillExecutorCloseOptions {
   graceMs?: number;
 }
 
-interface Outcome {
-  status: ExecutionStatus;
-  output: unknown;
-  error: ExecutionError | null;
-}
-
 /**
  * Runs skills: resolves `name@range` for the caller, runs interceptors, validates input and
  * output, enforces per-attempt timeouts and an overall deadline, retries with backoff, and
  * records every execution in `skill_executions` — committed before `execute()` resolves.
+ *
+ * The executor holds what executions share (the registry, the handlers, the runtimes, the
+ * store) and its own lifecycle (close, drain, shutdown); each execution is an `ExecutionRun`.
  */
-export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements ExecutionContextHost {
+export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
   readonly registry: SkillRegistry;
   /** The interceptors run around every execution. */
   readonly interceptors = new InterceptorChain();
   private readonly store: ExecutionStore;
-  private readonly idempotency: IdempotencyGate;
-  private readonly validator = new SchemaValidator();
   private readonly handlers = new SkillHandlers();
   private readonly runtimes = new Map<string, SkillRuntime>();
-  private readonly active = new Set<Promise<unknown>>();
+  private readonly idempotency: IdempotencyGate;
+  /** What every execution shares; see `ExecutionServices`. */
+  private readonly services: ExecutionServices;
   private readonly logger: SkillLogger & { child?(fields: Record<string, unknown>): SkillLogger };
-  private readonly timeouts: ExecutionTimeouts;
   private readonly maxCallDepth: number;
   /** Deepest nesting of objects and arrays accepted in an input or output (see `maxNestingDepth` option). */
   readonly maxNestingDepth: number;
   private readonly closeHandlers: HostCloseHandlers;
-  /** Aborted when close()'s grace period runs out: cancels every execution still running. */
-  private readonly shutdown = new AbortController();
+  /** Triggered when close()'s grace period runs out: cancels every execution still running. */
+  private readonly shutdown = new HostShutdown();
+  private readonly active = new ActiveExecutions();
   /** `draining` while close() waits for running executions (nested calls still start), then `closed`. */
   private state: "open" | "draining" | "closed" = "open";
   private closing: Promise<void> | undefined;
-  private shutdownGraceMs = 0;
-  /** What cancels running attempts at shutdown, and the grace period their message names. */
-  private readonly shutdownCancellation = {
-    signal: this.shutdown.signal,
-    graceMs: () => this.shutdownGraceMs,
-  };
 
   constructor(options: SkillExecutorOptions) {
     super();
-    // Every running attempt listens on the shutdown signal: as many listeners as executions.
-    setMaxListeners(0, this.shutdown.signal);
     // Checked before anything is opened, so a bad option leaves nothing behind.
-    this.timeouts = new ExecutionTimeouts(options);
+    const timeouts = new ExecutionTimeouts(options);
     this.registry = options.registry;
     this.logger = options.logger ?? createConsoleLogger();
     this.store = new ExecutionStore(options.registry.database, randomUUID(), {
@@ -159,8 +143,8 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         ),
     });
     this.idempotency = new IdempotencyGate(this.store, {
-      attemptTimeoutMs: (skill) => this.timeouts.attemptTimeout(skill, {}).milliseconds,
-      totalTimeoutMs: this.timeouts.defaultTotalTimeoutMs,
+      attemptTimeoutMs: (skill) => timeouts.attemptTimeout(skill, {}).milliseconds,
+      totalTimeoutMs: timeouts.defaultTotalTimeoutMs,
       graceMs: this.store.leaseMs,
     });
     this.maxCallDepth = options.maxCallDepth ?? 16;
@@ -168,6 +152,29 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     this.closeHandlers = new HostCloseHandlers((error) =>
       this.logger.error("A close handler failed", { error: String(error) }),
     );
+    const port: ExecutionPort = {
+      call: (parent, reference, input) => this.callNested(parent, reference, input),
+      logger: (fields) => this.logger.child?.(fields) ?? this.logger,
+      hostLifecycle: this.closeHandlers.lifecycle,
+    };
+    this.services = {
+      store: this.store,
+      validator: new SchemaValidator(),
+      timeouts,
+      interceptors: this.interceptors,
+      shutdown: this.shutdown,
+      port,
+      maxNestingDepth: this.maxNestingDepth,
+      runtimeFor: (skill) => this.runtimeFor(skill),
+      resolveHandler: (skill) => this.handlers.resolve(skill),
+      listening: (event) => this.listenerCount(event) > 0,
+      notify: (event, execution) => this.notify(event, execution),
+      reportFinishFailure: (interceptor, error, execution) =>
+        this.logger.error(`Interceptor "${interceptor.name}" failed in onFinish()`, {
+          executionId: execution.id,
+          error: String(error),
+        }),
+    };
     this.registerRuntime(createInlineRuntime());
     this.registerRuntime(createWorkerRuntime({ logger: this.logger, ...options.worker }));
     for (const runtime of options.runtimes ?? []) this.registerRuntime(runtime);
@@ -206,17 +213,19 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   }
 
   /**
-   * Runs `reference` (`name`, `name@version` or `name@range`) for the caller in `options.apiKeyId`
-   * (default `public`). Throws `SKILL_REFERENCE_INVALID`, `SKILL_NOT_FOUND` or `SKILL_DISABLED` when nothing can be resolved;
+   * Runs `target` for the caller in `options.apiKeyId` (default `public`): a reference (`name`,
+   * `name@version` or `name@range`), or a `Skill` an adapter already resolved — then it is not
+   * resolved again, only checked to be visible to the caller and enabled. Throws
+   * `SKILL_REFERENCE_INVALID`, `SKILL_NOT_FOUND` or `SKILL_DISABLED` when nothing can be run;
    * everything after resolution — failures included — is returned as the recorded execution.
    */
   // biome-ignore lint/suspicious/noExplicitAny: `result.output?.field` must work untyped, as in the reference example.
   execute<Output = any>(
-    reference: string,
+    target: string | Skill,
     input: unknown,
     options: ExecuteOptions = {},
   ): Promise<SkillExecution<Output>> {
-    return this.begin(reference, input, options, 0) as Promise<SkillExecution<Output>>;
+    return this.begin(target, input, options, 0) as Promise<SkillExecution<Output>>;
   }
 
   /** One execution by id. */
@@ -271,11 +280,6 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     return this.closeHandlers.add(handler);
   }
 
-  /** @internal What handlers see as `ctx.hostLifecycle`. */
-  get hostLifecycle(): HostLifecycle {
-    return this.closeHandlers.lifecycle;
-  }
-
   private async shutDown(graceMs: number | undefined): Promise<void> {
     this.state = "draining";
     if (graceMs !== undefined && this.active.size > 0) {
@@ -292,8 +296,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
         this.logger.warn(
           `Shutting down: cancelling ${this.active.size} execution(s) still running after ${graceMs} ms`,
         );
-        this.shutdownGraceMs = graceMs;
-        this.shutdown.abort();
+        this.shutdown.trigger(graceMs);
       }
     }
     await this.drain();
@@ -304,18 +307,17 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
   }
 
   /** Resolves once no execution runs: those started by running ones (ctx.call) join `active` meanwhile. */
-  private async drain(): Promise<void> {
-    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+  private drain(): Promise<void> {
+    return this.active.drained();
   }
 
-  /** @internal Creates the logger a handler sees as `ctx.logger`. */
-  createLogger(fields: Record<string, unknown>): SkillLogger {
-    return this.logger.child?.(fields) ?? this.logger;
-  }
-
-  /** @internal Nested execution for `ctx.call`: same owner and session, parent recorded, output returned. */
-  async callFrom<Output>(parent: ExecutionContext, reference: string, input: unknown): Promise<Output> {
-    const depth = parent.execution.depth + 1;
+  /** Nested execution for `ctx.call`: same owner and session, parent recorded, output returned. */
+  private async callNested<Output>(
+    parent: NestedCallParent,
+    reference: string,
+    input: unknown,
+  ): Promise<Output> {
+    const depth = parent.depth + 1;
     if (depth > this.maxCallDepth) {
       throw new SkillboxError(
         "CALL_DEPTH_EXCEEDED",
@@ -333,20 +335,18 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
       },
       depth,
     );
-    if (execution.status !== "success") {
-      const error = execution.error ?? {
-        code: "HANDLER_ERROR",
-        message: `${reference} ended ${execution.status}`,
-      };
-      throw new SkillboxError(error.code, error.message, {
-        data: { executionId: execution.id, details: error.data },
+    const failure = executionFailure(execution);
+    if (failure !== undefined) {
+      // The parent sees the child's code and message, and which execution to look up.
+      throw new SkillboxError(failure.code, failure.message, {
+        data: { executionId: execution.id, details: failure.data },
       });
     }
     return execution.output as Output;
   }
 
   private begin(
-    reference: string,
+    target: string | Skill,
     input: unknown,
     options: ExecuteOptions,
     depth: number,
@@ -358,240 +358,59 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> implements 
     const caller = options.apiKeyId ?? "public";
     let skill: Skill;
     try {
-      skill = resolveSkillForCaller(this.registry, reference, caller);
+      skill =
+        typeof target === "string"
+          ? resolveSkillForCaller(this.registry, target, caller)
+          : checkSkillForCaller(target, caller);
     } catch (error) {
       return Promise.reject(error);
     }
     let promise: Promise<SkillExecution>;
-    let wait: LinkedSignal | undefined;
     if (options.idempotencyKey === undefined) {
-      promise = this.run(skill, input, options, caller, depth);
+      promise = this.run({ skill, input, options, caller, depth, inputHash: null });
     } else {
       // What ends a wait on another execution: the caller's signals or the host's shutdown.
-      wait = linkSignals([options.signal, options.waitSignal, this.shutdown.signal]);
-      promise = this.idempotency.run(skill, caller, options.idempotencyKey, input, wait.signal, (inputHash) =>
-        this.run(skill, input, options, caller, depth, inputHash),
-      );
+      const wait = linkSignals([options.signal, options.waitSignal, this.shutdown.signal]);
+      promise = this.idempotency.run({
+        skill,
+        owner: caller,
+        key: options.idempotencyKey,
+        input,
+        signal: wait.signal,
+        execute: (inputHash) => this.run({ skill, input, options, caller, depth, inputHash }),
+      });
+      promise.then(wait.unlink, wait.unlink);
     }
-    this.active.add(promise);
-    const forget = () => {
-      this.active.delete(promise);
-      wait?.unlink();
-    };
-    promise.then(forget, forget);
+    this.active.track(promise);
     return promise;
   }
 
-  private async run(
-    skill: Skill,
-    input: unknown,
-    options: ExecuteOptions,
-    caller: string,
-    depth: number,
-    inputHash: string | null = null,
-  ): Promise<SkillExecution> {
-    // Time-ordered ids keep inserts at the right edge of the primary-key index: far fewer
-    // dirty pages per commit than random v4 ids.
-    const id = createExecutionId();
-    const createdAt = Date.now();
-    const startedAt = performance.now();
-    const parentExecutionId = options.parentExecutionId ?? null;
-    const sessionId = options.sessionId ?? null;
-    const interceptors = this.interceptors.forSkill(skill);
-    const interceptorContext = new ExecutionState(
-      this,
-      skill,
-      input,
-      id,
-      parentExecutionId,
-      caller,
-      sessionId,
-      depth,
-    );
-    // Checked before audit hooks and the row: both would walk the value recursively.
-    const overDeepPath = findOverDeepPath(input, this.maxNestingDepth, "input");
-    const auditedInput =
-      overDeepPath === undefined
-        ? this.interceptors.applyAudit(interceptors, interceptorContext, "input", input)
-        : `[not stored: nested deeper than ${this.maxNestingDepth} levels]`;
-    const record: SkillExecution = {
-      id,
-      skillId: skill.id,
-      skillName: skill.name,
-      skillVersion: skill.version,
-      apiKeyId: caller,
-      sessionId,
-      parentExecutionId,
-      idempotencyKey: options.idempotencyKey ?? null,
-      input: overDeepPath === undefined ? input : auditedInput,
-      output: null,
-      status: "running",
-      error: null,
-      attempts: 0,
-      duration: null,
-      createdAt: new Date(createdAt).toISOString(),
-      finishedAt: null,
-    };
-    const rowid = await this.store.start(record, serialize(auditedInput), createdAt, inputHash);
-    if (this.listenerCount("started") > 0) this.notify("started", { ...record });
-    const attempts = { count: 0 };
-    const outcome =
-      overDeepPath === undefined
-        ? await this.runLifecycle(skill, interceptors, interceptorContext, options, startedAt, attempts)
-        : this.tooDeep(skill, "INPUT_INVALID", overDeepPath);
-    const finishedAt = Date.now();
-    const duration = performance.now() - startedAt;
-    const auditedOutput =
-      outcome.output === null
-        ? null
-        : this.interceptors.applyAudit(interceptors, interceptorContext, "output", outcome.output);
-    await this.store.finish({
-      rowid,
-      id,
-      status: outcome.status,
-      outputJson: serialize(auditedOutput ?? null),
-      error: outcome.error,
-      attempts: attempts.count,
-      duration,
-      finishedAt,
-    });
-    record.output = outcome.output ?? null;
-    record.status = outcome.status;
-    record.error = outcome.error;
-    record.attempts = attempts.count;
-    record.duration = duration;
-    record.finishedAt = new Date(finishedAt).toISOString();
-    if (interceptors.length > 0) {
-      this.interceptors.runOnFinish(interceptors, interceptorContext, record, (interceptor, error) =>
-        this.logger.error(`Interceptor "${interceptor.name}" failed in onFinish()`, {
-          executionId: record.id,
-          error: String(error),
-        }),
-      );
+  private run(request: ExecutionRequest): Promise<SkillExecution> {
+    try {
+      return new ExecutionRun(this.services, request).run();
+    } catch (error) {
+      // A throwing `match` predicate or input getter: a rejection, as from anything after resolution.
+      return Promise.reject(error);
     }
-    if (this.listenerCount("finished") > 0) this.notify("finished", record);
-    return record;
+  }
+
+  /** The runtime `skill.runtime` names, or `RUNTIME_NOT_FOUND` saying which exist. */
+  private runtimeFor(skill: Skill): SkillRuntime {
+    const runtime = this.runtimes.get(skill.runtime);
+    if (runtime !== undefined) return runtime;
+    throw new SkillboxError(
+      "RUNTIME_NOT_FOUND",
+      `${skill.name}@${skill.version} needs the "${skill.runtime}" runtime, which this executor does not have ` +
+        `(available: ${[...this.runtimes.keys()].join(", ")}); install the package that provides it`,
+    );
   }
 
   /** Emits an execution event; a throwing observer is logged, never allowed to break the execution. */
-  private notify(event: keyof SkillExecutorEvents, execution: SkillExecution): void {
+  private notify(event: ExecutionEvent, execution: SkillExecution): void {
     try {
       this.emit(event, execution);
     } catch (error) {
       this.logger.error(`A "${event}" listener threw`, { executionId: execution.id, error: String(error) });
     }
-  }
-
-  private async runLifecycle(
-    skill: Skill,
-    interceptors: InterceptorList,
-    context: ExecutionState,
-    options: ExecuteOptions,
-    startedAt: number,
-    attempts: { count: number },
-  ): Promise<Outcome> {
-    // The way out unwinds only through the layers whose `before` ran (an onion, not a list).
-    let entered = interceptors;
-    try {
-      let output: unknown;
-      const running =
-        interceptors.length === 0
-          ? { entered: 0, shortCircuited: false, output: undefined }
-          : this.interceptors.runBefore(interceptors, context);
-      // No await for synchronous hooks: each await is a turn every execution pays.
-      const before = isPromiseLike(running) ? await running : running;
-      entered = before.entered === interceptors.length ? interceptors : interceptors.slice(0, before.entered);
-      if (before.shortCircuited) {
-        output = before.output;
-      } else {
-        // Validated after `before` hooks: the schema guards what the handler actually receives,
-        // including input that a context-injecting interceptor completed.
-        this.validator.validateInput(skill, context.input);
-        output = await runWithRetries({
-          skill,
-          options,
-          timeouts: this.timeouts,
-          startedAt,
-          attempts,
-          shutdown: this.shutdownCancellation,
-          logger: context.logger,
-          invoke: (attempt, abort) => this.invokeRuntime(skill, context, attempt, abort),
-        });
-      }
-      // Checked before `after` hooks and the output schema: either may walk the value recursively.
-      let overDeepOutput = findOverDeepPath(output, this.maxNestingDepth, "output");
-      if (overDeepOutput === undefined && entered.length > 0) {
-        const handlerOutput = output;
-        const after = this.interceptors.runAfter(entered, context, {
-          output,
-          attempts: attempts.count,
-          duration: performance.now() - startedAt,
-        });
-        output = isPromiseLike(after) ? await after : after;
-        // Walked again only when a hook replaced it: the hot path pays one walk.
-        if (output !== handlerOutput)
-          overDeepOutput = findOverDeepPath(output, this.maxNestingDepth, "output");
-      }
-      if (overDeepOutput !== undefined) return this.tooDeep(skill, "OUTPUT_INVALID", overDeepOutput);
-      this.validator.validateOutput(skill, output);
-      return { status: "success", output, error: null };
-    } catch (thrown) {
-      if (thrown instanceof InterceptorUnwind) entered = interceptors.slice(0, thrown.entered);
-      let error = toSkillboxError(thrown instanceof InterceptorUnwind ? thrown.error : thrown, skill);
-      if (entered.length > 0) {
-        const handled = await this.interceptors.runOnError(entered, context, error);
-        if (handled.recovered) return { status: "success", output: handled.output, error: null };
-        error = handled.error;
-      }
-      return {
-        status: STATUS_BY_CODE[error.code] ?? "error",
-        output: null,
-        error: error.data === undefined ? { code: error.code, message: error.message } : error.toJSON(),
-      };
-    }
-  }
-
-  /** The outcome of an input or output nested deeper than `maxNestingDepth`. */
-  private tooDeep(skill: Skill, code: "INPUT_INVALID" | "OUTPUT_INVALID", path: string): Outcome {
-    const field = code === "INPUT_INVALID" ? "input" : "output";
-    const fix =
-      code === "INPUT_INVALID"
-        ? "send a flatter value"
-        : "return a flatter value (a tree as a list of nodes with parent ids)";
-    return {
-      status: "error",
-      output: null,
-      error: {
-        code,
-        message:
-          `${skill.name}@${skill.version}: \`${field}\` nests objects and arrays deeper than ${this.maxNestingDepth} ` +
-          `levels (at ${path}); ${fix}, or raise the host's \`maxNestingDepth\``,
-        data: { path, maxDepth: this.maxNestingDepth },
-      },
-    };
-  }
-
-  private invokeRuntime(
-    skill: Skill,
-    context: ExecutionState,
-    attempt: number,
-    abort: LazyAbortSignal,
-  ): Promise<unknown> {
-    const runtime = this.runtimes.get(skill.runtime);
-    if (runtime === undefined) {
-      throw new SkillboxError(
-        "RUNTIME_NOT_FOUND",
-        `${skill.name}@${skill.version} needs the "${skill.runtime}" runtime, which this executor does not have ` +
-          `(available: ${[...this.runtimes.keys()].join(", ")}); install the package that provides it`,
-      );
-    }
-    const handlerContext = new ExecutionContext(this, context, attempt, abort);
-    return runtime.run({
-      skill,
-      input: context.input,
-      context: handlerContext,
-      depth: context.depth,
-      resolveHandler: () => this.handlers.resolve(skill),
-    });
   }
 }

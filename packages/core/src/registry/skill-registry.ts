@@ -29,13 +29,22 @@ export interface ResolveOptions {
 }
 
 const MAX_RESOLUTION_CACHE_ENTRIES = 10_000;
+/** No range resolves exactly as `latest` does, so both share a cache entry. */
+const NO_RANGE = "latest";
+
+/** The answers for one owner, name and range: enabled versions only, and disabled ones too. */
+interface Resolution {
+  enabled?: Skill | null;
+  any?: Skill | null;
+}
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The single source of truth for skill metadata: SQLite for durability, two in-memory
  * caches (all skills by id; versions per name) for lookups. Writes go to SQLite first and
- * invalidate the caches; writes by other processes are noticed on the next lookup through
- * `PRAGMA data_version` and a revision counter maintained by triggers, with no TTL.
+ * invalidate the caches; writes by other processes are noticed on the next lookup in a later
+ * task (I/O callback, timer, immediate) through a revision counter maintained by triggers,
+ * with no TTL.
  *
  * Emits `change` ({@link RegistryChange}) after every change it sees.
  */
@@ -46,16 +55,25 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   private registeredSkills = new Map<string, Skill>();
   /** Versions per name, highest version first. */
   private versionCache = new Map<string, Skill[]>();
-  private resolutionCache = new Map<string, Skill | null>();
+  /**
+   * Answers of `resolveVersion` by owner, name and range. Nested maps, not one joined key: a
+   * lookup then hashes strings it was given (whose hashes V8 caches) instead of building one.
+   */
+  private resolutionCache = new Map<string, Map<string, Map<string, Resolution>>>();
+  private resolutionCacheEntries = 0;
   private loaded = false;
   /** The `skills_revision` this registry has accounted for (-1 before the first load). */
   private seenRevision = -1;
   /** A write through this registry found that someone else had changed `skills` first. */
   private externalChangePending = false;
-  /** True until the end of the current event-loop turn after a freshness check. */
-  private checkedThisTurn = false;
-  private readonly endTurn = () => {
-    this.checkedThisTurn = false;
+  /** True from a freshness check until the current task's microtasks have run (see `ensureFresh`). */
+  private checkedThisTask = false;
+  private readonly endTask = () => {
+    this.checkedThisTask = false;
+  };
+  /** Queued as a microtask: a tick queued from one runs once the whole microtask queue is empty. */
+  private readonly endTaskAfterMicrotasks = () => {
+    process.nextTick(this.endTask);
   };
   /** Skills any of these reject are not served by this instance (see `addServingFilter`). */
   private readonly servingFilters = new Set<(skill: Skill) => boolean>();
@@ -169,26 +187,52 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
    * The highest version of `name` satisfying `range` that `owner` may see, or null.
    * No range means the highest stable version; prereleases match only when the range names one.
    */
-  resolveVersion(name: string, range?: string, owner?: string, options: ResolveOptions = {}): Skill | null {
+  resolveVersion(name: string, range?: string, owner?: string, options?: ResolveOptions): Skill | null {
     this.ensureFresh();
-    const key = `${owner ?? ""}\u0000${name}\u0000${range ?? ""}\u0000${options.includeDisabled === true}`;
-    const cached = this.resolutionCache.get(key);
+    const includeDisabled = options?.includeDisabled === true;
+    const resolution = this.resolutionFor(owner ?? "", name, range ?? NO_RANGE);
+    const cached = includeDisabled ? resolution.any : resolution.enabled;
     if (cached !== undefined) return cached;
-    const candidates = this.getSkillVersions(name, owner).filter(
-      (skill) => options.includeDisabled === true || skill.enabled,
-    );
+    const candidates = this.getSkillVersions(name, owner).filter((skill) => includeDisabled || skill.enabled);
     const best = semver.maxSatisfying(
       candidates.map((skill) => skill.version),
       range === undefined || range === "latest" ? "*" : range,
     );
     const resolved = candidates.find((skill) => skill.version === best) ?? null;
-    if (this.resolutionCache.size >= MAX_RESOLUTION_CACHE_ENTRIES) this.resolutionCache.clear();
-    this.resolutionCache.set(key, resolved);
+    if (includeDisabled) resolution.any = resolved;
+    else resolution.enabled = resolved;
     return resolved;
   }
 
+  /** The cache entry of one owner, name and range, created empty when missing. */
+  private resolutionFor(owner: string, name: string, range: string): Resolution {
+    const known = this.resolutionCache.get(owner)?.get(name)?.get(range);
+    if (known !== undefined) return known;
+    // Bounded because owners and ranges come from callers.
+    if (this.resolutionCacheEntries >= MAX_RESOLUTION_CACHE_ENTRIES) this.clearResolutions();
+    let byName = this.resolutionCache.get(owner);
+    if (byName === undefined) {
+      byName = new Map();
+      this.resolutionCache.set(owner, byName);
+    }
+    let byRange = byName.get(name);
+    if (byRange === undefined) {
+      byRange = new Map();
+      byName.set(name, byRange);
+    }
+    const resolution: Resolution = {};
+    byRange.set(range, resolution);
+    this.resolutionCacheEntries++;
+    return resolution;
+  }
+
+  private clearResolutions(): void {
+    this.resolutionCache.clear();
+    this.resolutionCacheEntries = 0;
+  }
+
   /**
-   * Looks for writes by other connections now (lookups do so once per event-loop turn) and
+   * Looks for writes by other connections now (lookups do so once per task) and
    * emits `change` with origin `external` when there were any. For subscribers that must
    * notice other processes' writes without waiting for a lookup, such as an MCP server.
    */
@@ -237,7 +281,7 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     }
     for (const list of versions.values()) list.sort((a, b) => semver.rcompare(a.version, b.version));
     this.versionCache = versions;
-    this.resolutionCache = new Map();
+    this.clearResolutions();
     this.seenRevision = revision;
     this.loaded = true;
   }
@@ -245,7 +289,7 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   /** Drops the caches; the next lookup reloads from SQLite. */
   invalidateCache(): void {
     this.loaded = false;
-    this.resolutionCache.clear();
+    this.clearResolutions();
   }
 
   private all(): Skill[] {
@@ -256,17 +300,21 @@ export class SkillRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   /**
    * Serves from cache only while nobody else has changed `skills`: the revision counter,
    * bumped by triggers on every write by any connection or process, is compared with the one
-   * the cache reflects. Reading it takes a WAL read lock (a few syscalls), so it is read once
-   * per event-loop turn: lookups in one synchronous run share the answer, and any lookup after
-   * I/O sees foreign writes.
+   * the cache reflects. Reading it takes a WAL read lock (a few syscalls; more right after a
+   * commit), so lookups share one read until the current task's microtasks have all run: the 64
+   * executions a group commit resumes share one, and a lookup in any later task (an I/O
+   * callback, a timer, an immediate) reads again. The boundary is the end of the microtasks,
+   * not `setImmediate`: an immediate queued from an immediate runs only after the next poll
+   * phase, whose I/O callbacks (a message saying "registered") would otherwise be served from
+   * before the foreign write.
    */
   private ensureFresh(): void {
-    if (this.checkedThisTurn) {
+    if (this.checkedThisTask) {
       if (!this.loaded) this.loadFromDatabase();
       return;
     }
-    this.checkedThisTurn = true;
-    setImmediate(this.endTurn).unref();
+    this.checkedThisTask = true;
+    queueMicrotask(this.endTaskAfterMicrotasks);
     const foreign = this.seenRevision !== -1 && this.store.revision() !== this.seenRevision;
     if (!foreign && this.loaded) return;
     this.loadFromDatabase();
@@ -326,6 +374,8 @@ function toDefinition(registration: SkillRegistration): SkillDefinition {
     tags: value.tags,
     enabled: value.enabled,
     source: value.source,
+    code: value.code,
+    examples: value.examples,
     metadata: value.metadata,
   };
 }

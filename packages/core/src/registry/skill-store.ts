@@ -21,6 +21,8 @@ interface SkillRow {
   enabled: number;
   source: string;
   content_hash: string;
+  code: string | null;
+  examples: string | null;
   metadata: string | null;
   created_at: number;
   updated_at: number;
@@ -58,6 +60,8 @@ function rowToSkill(row: SkillRow): Skill {
     enabled: row.enabled === 1,
     source: row.source,
     contentHash: row.content_hash,
+    code: parseOptional(row.code),
+    examples: parseOptional(row.examples),
     metadata: parseOptional(row.metadata),
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
@@ -87,17 +91,18 @@ export class SkillStore {
       selectById: database.prepare<[string], SkillRow>("SELECT * FROM skills WHERE id = ?"),
       insert: database.prepare(
         `INSERT INTO skills (id, api_key_id, name, version, description, input_schema, output_schema, handler,
-           runtime, timeout_ms, retry, memory_mb, sandbox, requires, tags, enabled, source, content_hash, metadata,
-           created_at, updated_at)
+           runtime, timeout_ms, retry, memory_mb, sandbox, requires, tags, enabled, source, content_hash, code,
+           examples, metadata, created_at, updated_at)
          VALUES (@id, @api_key_id, @name, @version, @description, @input_schema, @output_schema, @handler,
            @runtime, @timeout_ms, @retry, @memory_mb, @sandbox, @requires, @tags, @enabled, @source, @content_hash,
-           @metadata, @created_at, @updated_at)`,
+           @code, @examples, @metadata, @created_at, @updated_at)`,
       ),
       update: database.prepare(
         `UPDATE skills SET description = @description, input_schema = @input_schema, output_schema = @output_schema,
            handler = @handler, runtime = @runtime, timeout_ms = @timeout_ms, retry = @retry, memory_mb = @memory_mb,
            sandbox = @sandbox, requires = @requires, tags = @tags, enabled = @enabled, source = @source,
-           content_hash = @content_hash, metadata = @metadata, updated_at = @updated_at
+           content_hash = @content_hash, code = @code, examples = @examples, metadata = @metadata,
+           updated_at = @updated_at
          WHERE id = @id`,
       ),
       deleteById: database.prepare<[string]>("DELETE FROM skills WHERE id = ?"),
@@ -164,6 +169,8 @@ export class SkillStore {
       enabled: definition.enabled ? 1 : 0,
       source: definition.source,
       content_hash: contentHash,
+      code: stringifyOptional(definition.code),
+      examples: stringifyOptional(definition.examples),
       metadata: stringifyOptional(definition.metadata),
       created_at: existing?.created_at ?? now,
       updated_at: now,

@@ -5,12 +5,11 @@ import type { Skill } from "../types.js";
 
 /**
  * The module file a runtime that loads code elsewhere (a worker thread, a sandbox) imports for
- * `skill`: the loader's handler path, or a `file:` URL or absolute path given as `handler`.
+ * `skill`: its `code.modulePath` (set by the loader), or a `file:` URL or absolute path given as `handler`.
  * `where` names that place in the error for a handler registered as a function name.
  */
 export function handlerModulePath(skill: Skill, where: string): string {
-  const fromLoader = (skill.metadata as { handlerPath?: unknown } | undefined)?.handlerPath;
-  if (typeof fromLoader === "string") return fromLoader;
+  if (skill.code !== undefined) return skill.code.modulePath;
   if (skill.handler.startsWith("file:")) return fileURLToPath(skill.handler);
   if (isAbsolute(skill.handler)) return skill.handler;
   throw new SkillboxError(

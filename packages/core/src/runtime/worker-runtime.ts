@@ -1,13 +1,14 @@
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Tinypool } from "tinypool";
+import { reviveError } from "../errors/revive-error.js";
+import { type SerializedError, serializeError } from "../errors/serialize-error.js";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
 import type { Skill, SkillContext, SkillLogger } from "../types.js";
 import { handlerModulePath } from "./handler-module-path.js";
 import { PoolThreadEnded, PoolThreads } from "./pool-threads.js";
-import { reviveError, type SerializedError } from "./revive-error.js";
-import type { RuntimeRequest, SkillRuntime } from "./skill-runtime.js";
+import type { RuntimeAbort, RuntimeRequest, SkillRuntime } from "./skill-runtime.js";
 
 /** Options of {@link createWorkerRuntime}. */
 export interface WorkerRuntimeOptions {
@@ -47,6 +48,8 @@ interface WorkerResult {
   error?: SerializedError;
   /** The thread refused the task without running it: it is being retired. */
   refused?: boolean;
+  /** The thread does not know the task's `code` (it never ran that skill version): send it again with `introduce`. */
+  unknownCode?: boolean;
   /** An error escaped on that thread: it must leave the pool. */
   retire?: boolean;
   threadId?: number;
@@ -57,6 +60,50 @@ interface WorkerResult {
 interface Pool {
   tinypool: Tinypool;
   threads: PoolThreads;
+  /** The skill versions whose code this pool's threads were sent (each thread learns it once). */
+  introduced: WeakSet<SkillCodeRef>;
+}
+
+/**
+ * What a thread needs to know once about a skill version to run its tasks: the module, its code
+ * hash, and the skill as `ctx.skill` shows it.
+ */
+interface SkillCodeIntroduction {
+  modulePath: string;
+  codeHash: string;
+  skill: { id: string; name: string; version: string };
+}
+
+/**
+ * A skill version as this runtime's tasks name it: a number the threads map to its
+ * {@link SkillCodeIntroduction}, worked out on its first execution.
+ */
+interface SkillCodeRef {
+  code: number;
+  introduction: SkillCodeIntroduction;
+}
+
+/** One attempt on its way to a thread: what it runs, and the pool it runs in. */
+interface PoolJob {
+  request: RuntimeRequest;
+  ref: SkillCodeRef;
+  pool: Pool;
+}
+
+/**
+ * The message a thread gets for one attempt (`skill-worker.mjs` reads it). The skill's module
+ * path, hash and identity travel in `introduce` only when the thread may not know `code` yet:
+ * every field and string of a task is paid for by the structured clone of every task, twice.
+ */
+interface WorkerTask {
+  code: number;
+  introduce?: SkillCodeIntroduction;
+  input: unknown;
+  executionId: string;
+  attempt: number;
+  apiKeyId: SkillContext["apiKeyId"];
+  sessionId: SkillContext["sessionId"];
+  port?: MessagePort;
 }
 
 /**
@@ -68,32 +115,23 @@ const UNSENT_RESULT_EXIT_CODE = 70;
 /** Where the worker entry lives: `worker/` beside `src/` and `dist/`, so both resolve it. */
 const WORKER_ENTRY = new URL("../../worker/skill-worker.mjs", import.meta.url);
 
-/** Answers a worker's `ctx.call` requests with nested executions on this thread. */
+/**
+ * Answers a worker's `ctx.call` requests with nested executions on this thread. A failure goes
+ * back as a `SkillboxError` (anything else a nested execution threw becomes its `HANDLER_ERROR`),
+ * which the worker revives for the handler as an inline handler would have caught it.
+ */
 function serveCalls(port: MessagePort, context: SkillContext): void {
   port.on("message", ({ id, reference, input }: { id: number; reference: string; input: unknown }) => {
     context.call(reference, input).then(
       (output) => port.postMessage({ id, output }),
-      (error: unknown) =>
-        port.postMessage({
-          id,
-          error: {
-            name: "SkillboxError",
-            code: isSkillboxError(error) ? error.code : "HANDLER_ERROR",
-            message: error instanceof Error ? error.message : String(error),
-            data: isSkillboxError(error) ? cloneable(error.data) : undefined,
-          },
-        }),
+      (error: unknown) => {
+        const failure = isSkillboxError(error)
+          ? error
+          : new SkillboxError("HANDLER_ERROR", error instanceof Error ? error.message : String(error));
+        port.postMessage({ id, error: serializeError(failure) });
+      },
     );
   });
-}
-
-/** `value` when it can cross a thread boundary, else undefined. */
-function cloneable(value: unknown): unknown {
-  try {
-    return structuredClone(value);
-  } catch {
-    return undefined;
-  }
 }
 
 /** A counting semaphore with a bounded wait list. */
@@ -107,7 +145,7 @@ class Gate {
   ) {}
 
   /** Waits for a slot; a cancelled or timed-out execution gives its place in line back. */
-  async enter(label: string, signal: AbortSignal): Promise<void> {
+  async enter(label: string, abort: RuntimeAbort): Promise<void> {
     if (this.active < this.limit) {
       this.active++;
       return;
@@ -121,16 +159,16 @@ class Gate {
     }
     await new Promise<void>((resolve, reject) => {
       const admit = () => {
-        signal.removeEventListener("abort", withdraw);
+        abort.off("abort", withdraw);
         resolve();
       };
       const withdraw = () => {
         const index = this.waiting.indexOf(admit);
         if (index >= 0) this.waiting.splice(index, 1);
-        reject(signal.reason);
+        reject(abort.reason);
       };
       this.waiting.push(admit);
-      signal.addEventListener("abort", withdraw, { once: true });
+      abort.once("abort", withdraw);
     });
   }
 
@@ -202,7 +240,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
         });
       });
       threads.watch();
-      pool = { tinypool, threads };
+      pool = { tinypool, threads, introduced: new WeakSet() };
       pools.set(key, pool);
     }
     return pool;
@@ -233,77 +271,129 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     if (result.threadId !== undefined) pool.threads.retire(result.threadId);
   };
 
-  /** Runs one attempt on a thread; a task a retiring thread refused runs on another. */
-  const runTask = async (request: RuntimeRequest): Promise<unknown> => {
-    const { skill, context } = request;
-    const label = `${skill.name}@${skill.version}`;
-    const modulePath = handlerModulePath(skill, "a worker thread");
-    const pool = poolFor(skill.memoryMb, request.depth ?? 0);
-    for (let dispatch = 1; ; dispatch++) {
-      // Only skills that declare what they call get a channel back to this thread: it costs a
-      // MessageChannel per task.
-      const channel = skill.requires === undefined ? undefined : new MessageChannel();
-      if (channel !== undefined) serveCalls(channel.port1, context);
-      const task = {
-        modulePath,
-        codeHash: (skill.metadata as { codeHash?: string } | undefined)?.codeHash ?? skill.contentHash,
-        input: request.input,
-        context: {
-          executionId: context.executionId,
-          attempt: context.attempt,
-          apiKeyId: context.apiKeyId,
-          sessionId: context.sessionId,
+  /** {@link SkillCodeRef} by skill version: a registered skill is never changed in place. */
+  const codeRefs = new WeakMap<Skill, SkillCodeRef>();
+  let lastCode = 0;
+  const codeRefOf = (skill: Skill): SkillCodeRef => {
+    let ref = codeRefs.get(skill);
+    if (ref === undefined) {
+      ref = {
+        code: ++lastCode,
+        introduction: {
+          modulePath: handlerModulePath(skill, "a worker thread"),
+          codeHash: skill.code?.codeHash ?? skill.contentHash,
           skill: { id: skill.id, name: skill.name, version: skill.version },
         },
-        ...(channel === undefined ? {} : { port: channel.port2 }),
       };
-      let result: WorkerResult;
-      try {
-        const running = pool.tinypool.run(task, {
-          signal: context.signal,
-          ...(channel === undefined ? {} : { transferList: [channel.port2] }),
-        });
-        // A thread this task started is listed by now, before it can run anything.
+      codeRefs.set(skill, ref);
+    }
+    return ref;
+  };
+
+  /** Runs one attempt on a thread; a task a retiring thread refused runs on another. */
+  const runTask = (request: RuntimeRequest): Promise<unknown> => {
+    let ref: SkillCodeRef;
+    let pool: Pool;
+    try {
+      ref = codeRefOf(request.skill);
+      pool = poolFor(request.skill.memoryMb, request.depth ?? 0);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return dispatch({ request, ref, pool }, 1, false);
+  };
+
+  /**
+   * Hands the attempt to the pool (its `dispatchCount`-th try: a thread that was being retired
+   * may refuse it or fail it unrun, and it goes to another; one that does not know the skill's
+   * code asks for it, and gets it with `introduce`). No async function: each costs turns.
+   */
+  const dispatch = (job: PoolJob, dispatchCount: number, introduce: boolean): Promise<unknown> => {
+    const { request, ref, pool } = job;
+    const { skill, context } = request;
+    // Only skills that declare what they call get a channel back to this thread: it costs a
+    // MessageChannel per task.
+    const channel = skill.requires === undefined ? undefined : new MessageChannel();
+    const task: WorkerTask = {
+      code: ref.code,
+      input: request.input,
+      executionId: context.executionId,
+      attempt: context.attempt,
+      apiKeyId: context.apiKeyId,
+      sessionId: context.sessionId,
+    };
+    if (introduce || !pool.introduced.has(ref)) {
+      task.introduce = ref.introduction;
+      pool.introduced.add(ref);
+    }
+    let running: Promise<WorkerResult>;
+    try {
+      if (channel === undefined) {
+        running = pool.tinypool.run(task, { signal: request.abort });
+      } else {
+        serveCalls(channel.port1, context);
+        task.port = channel.port2;
+        running = pool.tinypool.run(task, { signal: request.abort, transferList: [channel.port2] });
+      }
+    } catch (error) {
+      channel?.port1.close();
+      return Promise.reject(translatePoolError(error, labelOf(skill), skill.memoryMb));
+    }
+    // A thread this task started is listed by now, before it can run anything. Threads start
+    // only here and when one fails or is retired or aborted, which the rejection below (or the
+    // pool's `error` event) follows with a watch of its own.
+    pool.threads.watch();
+    return running.then(
+      (result) => {
+        channel?.port1.close();
+        if (result.retire === true) retire(pool, result);
+        // A task that carried the introduction and never ran carries it again to the next thread.
+        if (result.refused === true) return dispatch(job, dispatchCount + 1, task.introduce !== undefined);
+        if (result.unknownCode === true) return dispatch(job, dispatchCount + 1, true);
+        if (result.ok) return result.output;
+        throw reviveError(result.error ?? { message: "the worker returned no result" });
+      },
+      (error: unknown) => {
+        channel?.port1.close();
         pool.threads.watch();
-        result = (await running) as WorkerResult;
-      } catch (error) {
         // Tinypool handed it to a thread as that thread was retired: it never ran there.
-        if (error instanceof PoolThreadEnded && error.reason === "retired") continue;
+        if (error instanceof PoolThreadEnded && error.reason === "retired") {
+          return dispatch(job, dispatchCount + 1, task.introduce !== undefined);
+        }
         // Tinypool posted it to a thread this runtime was retiring, after that thread's tasks were
         // failed over and before it terminated (seen in CI): a retiring thread runs nothing, so it
         // never ran. Bounded, in case a thread keeps dying under it for another reason.
-        if (!closing && isThreadTermination(error) && dispatch < MAX_DISPATCHES) continue;
-        throw translatePoolError(error, label, skill.memoryMb);
-      } finally {
-        channel?.port1.close();
-        pool.threads.watch();
-      }
-      if (result.retire === true) retire(pool, result);
-      if (result.refused === true) continue;
-      if (result.ok) return result.output;
-      throw reviveError(result.error ?? { message: "the worker returned no result" });
+        if (!closing && isThreadTermination(error) && dispatchCount < MAX_DISPATCHES) {
+          return dispatch(job, dispatchCount + 1, task.introduce !== undefined);
+        }
+        throw translatePoolError(error, labelOf(skill), skill.memoryMb);
+      },
+    );
+  };
+
+  /** Waits for the skill's slot at `depth`, then runs the attempt. */
+  const runGated = async (request: RuntimeRequest, gate: Gate, depth: number): Promise<unknown> => {
+    const key = `${request.skill.id}/${depth}`;
+    try {
+      await gate.enter(labelOf(request.skill), request.abort);
+    } catch (error) {
+      if (gate.idle) gates.delete(key);
+      throw error;
+    }
+    try {
+      return await runTask(request);
+    } finally {
+      gate.leave();
+      if (gate.idle) gates.delete(key);
     }
   };
 
   return {
     name: "worker",
-    async run(request: RuntimeRequest): Promise<unknown> {
+    run(request: RuntimeRequest): Promise<unknown> {
       const depth = request.depth ?? 0;
       const gate = gateFor(request.skill, depth);
-      if (gate === undefined) return runTask(request);
-      const key = `${request.skill.id}/${depth}`;
-      try {
-        await gate.enter(`${request.skill.name}@${request.skill.version}`, request.context.signal);
-      } catch (error) {
-        if (gate.idle) gates.delete(key);
-        throw error;
-      }
-      try {
-        return await runTask(request);
-      } finally {
-        gate.leave();
-        if (gate.idle) gates.delete(key);
-      }
+      return gate === undefined ? runTask(request) : runGated(request, gate, depth);
     },
     threadCount() {
       return [...pools.values()].reduce((total, pool) => total + pool.tinypool.threads.length, 0);
@@ -315,6 +405,11 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       await Promise.all(all.map((pool) => pool.tinypool.destroy()));
     },
   };
+}
+
+/** `name@version`, as errors name a skill. */
+function labelOf(skill: Skill): string {
+  return `${skill.name}@${skill.version}`;
 }
 
 /** How many threads one attempt may be handed to before a thread's termination is its outcome. */

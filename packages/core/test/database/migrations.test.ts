@@ -44,6 +44,8 @@ function legacyDatabase(
   const path = join(directory, "skillbox.db");
   const database = openDatabase({ path });
   database.exec(`
+    ALTER TABLE skills DROP COLUMN code;
+    ALTER TABLE skills DROP COLUMN examples;
     DROP TABLE skillbox_keys;
     DROP INDEX runners_open;
     ALTER TABLE skill_executions DROP COLUMN input_hash;
@@ -149,7 +151,12 @@ describe("migrate to keyed input hashes", () => {
     const id = executionId(4);
     const database = openDatabase({ path });
     // The file as schema version 2 left it: no key, an unkeyed sha256 with an idempotent row.
-    database.exec("DROP TABLE skillbox_keys; PRAGMA user_version = 2;");
+    database.exec(`
+      ALTER TABLE skills DROP COLUMN code;
+      ALTER TABLE skills DROP COLUMN examples;
+      DROP TABLE skillbox_keys;
+      PRAGMA user_version = 2;
+    `);
     const runner = Number(
       database
         .prepare(

@@ -1,4 +1,5 @@
-import { defineInterceptor, findOverDeepPath, type SkillHost } from "@skillbox/core";
+import { defineInterceptor, type SkillHost } from "@skillbox/core";
+import { findOverDeepPath } from "@skillbox/core/internal";
 import { describe, expect, it } from "vitest";
 import { useTemporaryHosts } from "./executor-test-bed.js";
 

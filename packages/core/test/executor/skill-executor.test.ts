@@ -3,7 +3,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   createSkillHost,
   DEFAULT_RETRY_POLICY,
-  retryDelay,
   SkillboxError,
   type SkillContext,
   type SkillExecution,
@@ -11,6 +10,7 @@ import {
 } from "@skillbox/core";
 import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { describe, expect, it } from "vitest";
+import { retryDelay } from "../../src/executor/retry-policy.js";
 import { deferred, registerSkill as register, rejection, useTemporaryHosts } from "./executor-test-bed.js";
 
 const newHost = useTemporaryHosts();

@@ -4,7 +4,6 @@ import {
   defineInterceptor,
   deny,
   type Interceptor,
-  InterceptorChain,
   type Skill,
   SkillboxError,
   type SkillExecution,
@@ -14,6 +13,7 @@ import {
 } from "@skillbox/core";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
+import { InterceptorChain } from "../../src/interceptors/interceptor-chain.js";
 
 const hosts: TemporaryHost[] = [];
 

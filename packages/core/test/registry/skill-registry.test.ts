@@ -1,10 +1,7 @@
 import {
   createSkillHost,
   GLOBAL_OWNERS,
-  isGlobalOwner,
   isSkillboxError,
-  isVisibleTo,
-  parseSkillReference,
   type RegistryChange,
   type Skill,
   type SkillboxError,
@@ -12,8 +9,10 @@ import {
   type SkillRegistration,
   type SkillRegistry,
 } from "@skillbox/core";
+import { isGlobalOwner, parseSkillReference } from "@skillbox/core/internal";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { isVisibleTo } from "../../src/registry/owner-scope.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

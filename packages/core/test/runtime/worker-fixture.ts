@@ -1,13 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import type {
-  Skill,
-  SkillHost,
-  SkillHostOptions,
-  SkillRegistration,
-  WorkerRuntimeOptions,
-} from "@skillbox/core";
+import type { Skill, SkillHost, SkillHostOptions, SkillRegistration } from "@skillbox/core";
+import type { WorkerRuntimeOptions } from "@skillbox/core/internal";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach } from "vitest";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { SkillLogger } from "@skillbox/core";
-import { createWorkerRuntime } from "@skillbox/core";
+import { createWorkerRuntime } from "@skillbox/core/internal";
 import { describe, expect, it } from "vitest";
 import { linesOf, registerWorker, THREAD_ID, useWorkerFixture, waitFor } from "./worker-fixture.js";
 

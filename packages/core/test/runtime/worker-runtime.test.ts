@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createWorkerRuntime, defineInterceptor, type SkillExecution } from "@skillbox/core";
+import { dirname } from "node:path";
+import { defineInterceptor, type SkillExecution } from "@skillbox/core";
+import { createWorkerRuntime } from "@skillbox/core/internal";
 import { describe, expect, it } from "vitest";
 import { linesOf, registerWorker, THREAD_ID, useWorkerFixture, waitFor } from "./worker-fixture.js";
 
@@ -876,7 +878,9 @@ describe("worker runtime", () => {
         'export default () => ({ word, reply: "v1", threadId });',
       );
       const register = (codeHash: string) =>
-        registerWorker(host, "versioned", file, { metadata: { codeHash } });
+        registerWorker(host, "versioned", file, {
+          code: { modulePath: file, codeHash, root: dirname(file) },
+        });
 
       register("hash-1");
       const before = await host.executor.execute("versioned", {});

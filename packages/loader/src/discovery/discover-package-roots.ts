@@ -1,7 +1,7 @@
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { isSkippedName, packageFoldersOf } from "../package-paths.js";
 import { loopTargetOf } from "./is-symlink-loop.js";
-import { isSkillBundle, listBundleMembers } from "./skill-bundle.js";
 
 async function listDirectories(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
@@ -10,8 +10,7 @@ async function listDirectories(directory: string): Promise<string[]> {
   });
   return (
     entries
-      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !entry.name.startsWith("."))
-      .filter((entry) => entry.name !== "node_modules")
+      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !isSkippedName(entry.name))
       // A link to the folder itself or above (`plugins/all -> .`) is no package, and following it
       // would list the folder again.
       .filter(
@@ -22,11 +21,6 @@ async function listDirectories(directory: string): Promise<string[]> {
   );
 }
 
-/** The folders a package folder stands for: itself, and a bundle's members (the bundle is read too, so a malformed field is reported). */
-function expandBundle(folder: string): string[] {
-  return isSkillBundle(folder) ? [folder, ...listBundleMembers(folder)] : [folder];
-}
-
 /**
  * Subfolders of `directory` that may be packages: `name/`, `@scope/name/`, and the members of
  * a bundle (`name/member/`). Missing directory → none.
@@ -35,7 +29,7 @@ export async function listPackageFolders(directory: string): Promise<string[]> {
   const folders: string[] = [];
   for (const path of await listDirectories(directory)) {
     const candidates = basename(path).startsWith("@") ? await listDirectories(path) : [path];
-    for (const candidate of candidates) folders.push(...expandBundle(candidate));
+    for (const candidate of candidates) folders.push(...packageFoldersOf(candidate));
   }
   return folders;
 }
@@ -54,28 +48,11 @@ export async function discoverNpmPackages(projectRoot: string): Promise<string[]
         const json = JSON.parse(await readFile(join(folder, "package.json"), "utf8")) as {
           skillbox?: unknown;
         };
-        if (json.skillbox !== undefined) found.push(...expandBundle(await realpath(folder)));
+        if (json.skillbox !== undefined) found.push(...packageFoldersOf(await realpath(folder)));
       } catch {
         // Not a package (or an unreadable one): npm discovery only looks for opted-in packages.
       }
     }),
   );
   return found.sort();
-}
-
-/**
- * The top-level package folder a changed `path` belongs to, for a watched `directory` (for a
- * bundle, the bundle: the watcher then syncs every member); undefined when none.
- */
-export function packageRootOf(directory: string, path: string): string | undefined {
-  const relativeParts = resolve(path)
-    .slice(resolve(directory).length + 1)
-    .split(/[\\/]/);
-  if (relativeParts[0] === undefined || relativeParts[0] === "") return undefined;
-  if (relativeParts[0].startsWith("@")) {
-    return relativeParts[1] === undefined
-      ? undefined
-      : join(resolve(directory), relativeParts[0], relativeParts[1]);
-  }
-  return join(resolve(directory), relativeParts[0]);
 }

@@ -1,4 +1,5 @@
-import { retryPolicySchema, SKILL_NAME_PATTERN, sandboxSettingsSchema } from "@skillbox/core";
+import { SKILL_NAME_PATTERN } from "@skillbox/core";
+import { retryPolicySchema, sandboxSettingsSchema, skillExampleSchema } from "@skillbox/core/internal";
 import semver from "semver";
 import { z } from "zod";
 
@@ -20,11 +21,6 @@ const semverRanges = z.record(
     error: (issue) => `must be a semver range such as "^1.2.0", got ${JSON.stringify(issue.input)}`,
   }),
 );
-
-/** An example that travels with a skill: `skillbox test` runs it. */
-const skillExampleSchema = z
-  .object({ description: z.string().optional(), input: z.unknown(), output: z.unknown().optional() })
-  .strict();
 
 /** The fields a skill manifest may carry besides identity (shared by `skill.json` and package.json). */
 const skillFields = {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { formatZodIssues, SkillboxError } from "@skillbox/core";
+import { SkillboxError } from "@skillbox/core";
+import { formatZodIssues } from "@skillbox/core/internal";
 import type { z } from "zod";
 import {
   type InterceptorManifest,

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
-import { type DefinedSkill, findJsonSchemaProblem, type JsonSchema, SkillboxError } from "@skillbox/core";
+import { type DefinedSkill, type JsonSchema, SkillboxError } from "@skillbox/core";
+import { findJsonSchemaProblem } from "@skillbox/core/internal";
 import { firstSchemaDifference } from "./compare-json-schemas.js";
 import { displayPath, type SkillPackage } from "./read-package.js";
 

@@ -1,10 +1,8 @@
 import { pathToFileURL } from "node:url";
 import type { DefinedSkill, SkillRegistration } from "@skillbox/core";
+import { loaderMetadata } from "./loader-bookkeeping.js";
 import type { SkillPackage } from "./read-package.js";
 import { resolveSkillSchemas } from "./skill-schemas.js";
-
-/** Marks registry entries the loader manages (in `skill.metadata.loader`). */
-export const LOADER_MARK = "@skillbox/loader";
 
 /** What the loader adds to a manifest to register it. */
 export interface RegistrationContext {
@@ -17,8 +15,8 @@ export interface RegistrationContext {
   origin: string;
   /** Where the handler module is loaded from when that is not the package itself (a snapshot). */
   loadPath?: string;
-  /** The bundle folder of a bundle member (its code reaches outside its own folder). */
-  codeRoot?: string;
+  /** The folder the code may reach: the package folder, or the bundle folder of a bundle member. */
+  codeRoot: string;
 }
 
 /**
@@ -48,15 +46,16 @@ export function toRegistration(descriptor: SkillPackage, context: RegistrationCo
     enabled: manifest.enabled ?? true,
     apiKeyId: context.owner,
     source: descriptor.root,
-    metadata: {
-      loader: LOADER_MARK,
+    code: {
+      modulePath: context.loadPath ?? descriptor.handlerPath,
+      codeHash: context.codeHash,
+      root: context.codeRoot,
+    },
+    ...(manifest.examples ? { examples: manifest.examples } : {}),
+    metadata: loaderMetadata({
       root: descriptor.root,
       origin: context.origin,
-      handlerPath: context.loadPath ?? descriptor.handlerPath,
-      codeHash: context.codeHash,
-      ...(context.codeRoot === undefined ? {} : { codeRoot: context.codeRoot }),
       manifestEnabled: manifest.enabled ?? true,
-      ...(manifest.examples ? { examples: manifest.examples } : {}),
-    },
+    }),
   };
 }

@@ -1,7 +1,17 @@
 import { createHash } from "node:crypto";
+import { channel } from "node:diagnostics_channel";
 import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { isSymlinkLoop, MAX_PACKAGE_DEPTH } from "../discovery/is-symlink-loop.js";
+import { isSkippedName } from "../package-paths.js";
+import { PublishedFiles } from "./published-files.js";
+
+/**
+ * Told `{ root }` each time a package is hashed: how often a load or a reload reads a package's
+ * files, for tests and diagnostics (`diagnostics_channel.subscribe("skillbox:loader:package-hashed", …)`).
+ */
+export const PACKAGE_HASHED_CHANNEL = "skillbox:loader:package-hashed";
+const packageHashed = channel(PACKAGE_HASHED_CHANNEL);
 
 /** The most files of one package that are hashed, snapshotted and evaluated afresh. */
 export const MAX_PACKAGE_FILES = 2_000;
@@ -35,6 +45,8 @@ export interface PackageFileListing {
   /** Folders not entered because their real folder was entered by another path, sorted by path. */
   aliases: PackageFolderAlias[];
   skipped: SkippedPackagePath[];
+  /** The folders (relative to the package, `""` for itself) that hold a `.npmignore`. */
+  ignoreFolders: string[];
 }
 
 /** A symlinked folder met while reading a folder, followed once the real folders are read. */
@@ -47,6 +59,8 @@ interface PendingLink {
 
 /** One walk of a package. */
 interface Walk {
+  /** The package folder, as given. */
+  root: string;
   listing: PackageFileListing;
   /** Real folder → the path it was entered by: every real folder is read at most once. */
   entered: Map<string, string>;
@@ -83,7 +97,8 @@ function readFolder(directory: string, ancestors: string[], walk: Walk): void {
   walk.entered.set(real, directory);
   listing.folders.push(directory);
   for (const entry of readEntries(directory)) {
-    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    if (entry.name === ".npmignore") listing.ignoreFolders.push(relative(walk.root, directory));
+    if (isSkippedName(entry.name)) continue;
     if (listing.files.length >= MAX_PACKAGE_FILES) {
       // Named once, at the folder where the walk stopped.
       if (!walk.full) listing.skipped.push({ reason: "limit", limit: "files", path: directory });
@@ -134,14 +149,14 @@ function followLink(link: PendingLink, walk: Walk): void {
  * folder already read is an alias (its files are listed under the first path).
  */
 export function walkPackageFiles(root: string): PackageFileListing {
-  const listing: PackageFileListing = { files: [], folders: [], aliases: [], skipped: [] };
+  const listing: PackageFileListing = { files: [], folders: [], aliases: [], skipped: [], ignoreFolders: [] };
   let real: string;
   try {
     real = realpathSync(root);
   } catch {
     return listing;
   }
-  const walk: Walk = { listing, entered: new Map(), links: [], full: false };
+  const walk: Walk = { root, listing, entered: new Map(), links: [], full: false };
   readFolder(root, [real], walk);
   // The queue grows while it is read: linked folders hold links of their own.
   for (let index = 0; index < walk.links.length && !walk.full; index++) followLink(walk.links[index]!, walk);
@@ -170,24 +185,31 @@ function readContent(file: string): Buffer {
 }
 
 /**
- * Hash of a package's files (names and contents, as {@link walkPackageFiles} lists them). It goes
- * into the registry with the skill, so an edit to any file — the handler or a helper it imports —
- * changes the stored definition (other processes and worker pools notice), while an untouched
- * package is not rewritten on restart.
+ * Hash of a package's files (names and contents, as {@link walkPackageFiles} lists them, of those
+ * a published package holds: see `PublishedFiles` — not `test/`, nor what `files` or
+ * `.npmignore` leave out). It goes into the registry with the skill, so an edit to any file — the
+ * handler or a helper it imports — changes the stored definition (other processes and worker
+ * pools notice), while an untouched package is not rewritten on restart, and editing a test
+ * reloads nothing.
  *
  * Synchronous file access on purpose: packages are a handful of small files, and at start-up a
  * thousand packages hash several times faster without a thread-pool round trip per file.
  */
 export async function hashPackageFiles(root: string, options: HashPackageFilesOptions = {}): Promise<string> {
-  const { files, aliases, skipped } = walkPackageFiles(root);
+  if (packageHashed.hasSubscribers) packageHashed.publish({ root });
+  const { files, aliases, skipped, ignoreFolders } = walkPackageFiles(root);
   if (options.onSkipped !== undefined) for (const entry of skipped) options.onSkipped(entry);
+  const published = PublishedFiles.read(root, { ignoreFolders: new Set(ignoreFolders) });
   const hash = createHash("sha256");
   for (const file of files) {
-    hash.update(relative(root, file)).update("\0");
+    const path = relative(root, file);
+    if (!published.includes(path)) continue;
+    hash.update(path).update("\0");
     hash.update(readContent(file)).update("\0");
   }
   // An added alias is an edit too: the snapshot has to gain the link (a handler may import through it).
   for (const alias of aliases) {
+    if (!published.includes(relative(root, alias.path))) continue;
     hash.update("\0alias\0").update(relative(root, alias.path)).update("\0");
     hash.update(relative(root, alias.sameAs)).update("\0");
   }

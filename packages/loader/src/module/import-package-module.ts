@@ -1,32 +1,27 @@
 import { dirname } from "node:path";
-import {
-  type DefinedSkill,
-  type Interceptor,
-  isDefinedSkill,
-  SkillboxError,
-  type SkillHandler,
-} from "@skillbox/core";
-import { missingModuleMessage } from "@skillbox/core/handler-module";
+import { type DefinedSkill, type Interceptor, SkillboxError, type SkillHandler } from "@skillbox/core";
+import { describeExport, missingModuleMessage, readHandlerExport } from "@skillbox/core/handler-module";
 import { displayPath, type InterceptorPackage } from "../manifest/read-package.js";
 import { type ImportFreshOptions, importFresh } from "./import-fresh.js";
 
 /**
- * Imports a skill's handler module from `handlerPath`: its default export is a function, or
- * `defineSkill(...)` (whose schemas then count). `options.root` is the package's code root: its
- * files are evaluated afresh (see `importFresh`).
+ * Imports a skill's handler module from `handlerPath`: what it may export is defined once for
+ * every runtime (`readHandlerExport`: a handler function, or `defineSkill(...)`, whose schemas then
+ * count). `options.root` is the package's code root: its files are evaluated afresh (see
+ * `importFresh`).
  */
 export async function importSkillModule(
   handlerPath: string,
   options: ImportFreshOptions = {},
 ): Promise<{ handler: SkillHandler; defined?: DefinedSkill }> {
   const exported = await importHandlerModule(handlerPath, options);
-  if (typeof exported === "function") return { handler: exported as SkillHandler };
-  if (isDefinedSkill(exported)) return { handler: exported.handler, defined: exported };
-  throw new SkillboxError(
-    "HANDLER_INVALID",
-    `${displayPath(handlerPath)}: the default export must be a handler function or defineSkill({...}), got ${describeValue(exported)}`,
-    { data: { file: handlerPath } },
-  );
+  const read = readHandlerExport(exported, displayPath(handlerPath));
+  if (read.refusal !== undefined) {
+    throw new SkillboxError("HANDLER_INVALID", read.refusal, { data: { file: handlerPath } });
+  }
+  return read.definition === undefined
+    ? { handler: read.handler }
+    : { handler: read.handler, defined: read.definition };
 }
 
 /**
@@ -51,7 +46,7 @@ export async function importInterceptorModule(descriptor: InterceptorPackage): P
   if (typeof value !== "object" || value === null) {
     throw new SkillboxError(
       "HANDLER_INVALID",
-      `${displayPath(descriptor.handlerPath)}: the default export must be defineInterceptor({...}) or a factory returning one, got ${describeValue(value)}`,
+      `${displayPath(descriptor.handlerPath)}: the default export must be defineInterceptor({...}) or a factory returning one, got ${describeExport(value)}`,
       { data: { file: descriptor.handlerPath } },
     );
   }
@@ -86,12 +81,4 @@ function loadFailure(path: string, error: unknown, root = dirname(path)): Skillb
     missing ?? `${displayPath(path)}: failed to load: ${(error as Error).message}`,
     { cause: error, data: { file: path } },
   );
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object"
-    ? `an object with keys ${Object.keys(value).join(", ") || "(none)"}`
-    : typeof value;
 }

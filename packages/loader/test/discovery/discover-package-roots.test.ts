@@ -1,7 +1,8 @@
-import { discoverNpmPackages, listPackageFolders } from "@skillbox/loader";
+import { listPackageFolders } from "@skillbox/loader/internal";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { packageRootOf } from "../../src/discovery/discover-package-roots.js";
+import { discoverNpmPackages } from "../../src/discovery/discover-package-roots.js";
+import { packageRootOf } from "../../src/package-paths.js";
 
 let tree: TemporaryTree;
 

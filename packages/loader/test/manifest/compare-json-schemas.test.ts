@@ -1,6 +1,6 @@
-import { firstSchemaDifference } from "@skillbox/loader";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { firstSchemaDifference } from "../../src/manifest/compare-json-schemas.js";
 
 describe("firstSchemaDifference", () => {
   it("ignores $schema, annotations, key order and the order of required, enum and type lists", () => {

@@ -1,5 +1,5 @@
 import { isSkillboxError, type SkillboxError } from "@skillbox/core";
-import { readPackage } from "@skillbox/loader";
+import { readPackage } from "@skillbox/loader/internal";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MESSAGE_INPUT, replyHandler, skillManifest } from "../loader-fixtures.js";

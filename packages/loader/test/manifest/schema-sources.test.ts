@@ -1,4 +1,5 @@
-import { displayPath, SkillLoader } from "@skillbox/loader";
+import { SkillLoader } from "@skillbox/loader";
+import { displayPath } from "@skillbox/loader/internal";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -133,3 +133,49 @@ describe("hashPackageFiles", () => {
     expect(listing.skipped).toEqual([{ reason: "limit", limit: "files", path: tree.path("pkg/data") }]);
   });
 });
+
+describe("hashPackageFiles: what a published package leaves out", () => {
+  it("ignores test/ of the package, and of each member of a bundle", async () => {
+    tree.write("pkg/test/echo.test.ts", "it('works', () => {});\n");
+    const before = await hash();
+    tree.write("pkg/test/echo.test.ts", "it('still works', () => {});\n");
+    tree.write("pkg/test/fixtures/input.json", "{}");
+    expect(await hash()).toBe(before);
+
+    tree.write("bundle/package.json", { name: "tools", skillbox: { kind: "bundle" } });
+    tree.write("bundle/one/skill.json", { name: "one" });
+    tree.write("bundle/one/test/one.test.ts", "1\n");
+    const bundle = () => hashPackageFiles(tree.path("bundle"));
+    const bundleBefore = await bundle();
+    tree.write("bundle/one/test/one.test.ts", "2\n");
+    tree.write("bundle/test/shared.test.ts", "3\n");
+    expect(await bundle()).toBe(bundleBefore);
+    tree.write("bundle/one/index.ts", "export default () => 1;\n");
+    expect(await bundle()).not.toBe(bundleBefore);
+  });
+
+  it("ignores what the package.json `files` field leaves out, manifests and package.json always count", async () => {
+    tree.write("pkg/package.json", { name: "echo", files: ["index.ts", "lib", "!lib/*.draft.ts"] });
+    const before = await hash();
+    tree.write("pkg/notes/todo.md", "later\n");
+    tree.write("pkg/lib/next.draft.ts", "export {};\n");
+    expect(await hash()).toBe(before);
+    tree.write("pkg/lib/helper.ts", "export const x = 2;\n");
+    const helperEdited = await hash();
+    expect(helperEdited).not.toBe(before);
+    tree.write("pkg/skill.json", { name: "echo", version: "2.0.0" });
+    expect(await hash()).not.toBe(helperEdited);
+  });
+
+  it("ignores what .npmignore files leave out, in the package and in its folders", async () => {
+    tree.write("pkg/.npmignore", "*.log\n/docs/\n!keep.log\n");
+    tree.write("pkg/lib/.npmignore", "scratch.ts\n");
+    const before = await hash();
+    tree.write("pkg/debug.log", "noise\n");
+    tree.write("pkg/docs/guide.md", "# guide\n");
+    tree.write("pkg/lib/scratch.ts", "export {};\n");
+    expect(await hash()).toBe(before);
+    tree.write("pkg/keep.log", "kept\n");
+    expect(await hash()).not.toBe(before);
+  });
+});

@@ -1,5 +1,5 @@
 import Module from "node:module";
-import { displayPath, importFresh } from "@skillbox/loader";
+import { displayPath, importFresh } from "@skillbox/loader/internal";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -46,7 +46,7 @@ describe("packages hoisted above a skill", () => {
   it("names the fix through the loader's message: add it to the skill's package.json", async () => {
     tree.write("project/package.json", { name: "project", private: true });
     tree.write("project/skills/hello/package.json", { name: "hello", private: true, type: "module" });
-    const { importSkillModule } = await import("@skillbox/loader");
+    const { importSkillModule } = await import("@skillbox/loader/internal");
     await expect(
       importSkillModule(handlerFile(), { root: tree.path("project/skills/hello") }),
     ).rejects.toMatchObject({

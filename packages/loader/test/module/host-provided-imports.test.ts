@@ -1,7 +1,8 @@
 import Module from "node:module";
 import * as hostCore from "@skillbox/core";
 import * as hostCoreHandler from "@skillbox/core/handler";
-import { importFresh, type LoadSkillsResult, loadSkills } from "@skillbox/loader";
+import { type LoadSkillsResult, loadSkills } from "@skillbox/loader";
+import { importFresh } from "@skillbox/loader/internal";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isSkillboxError, type SkillboxError } from "@skillbox/core";
-import { importFresh } from "@skillbox/loader";
+import { importFresh } from "@skillbox/loader/internal";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { jitiInternals } from "../../src/module/jiti-internals.js";

@@ -78,7 +78,7 @@ export function sandboxOwnerLabelArgs(): string[] {
 }
 
 /** Docker-compatible `run` flags for a spec: the hardened defaults plus the configured limits. */
-export function dockerCompatibleRunArgs(spec: SandboxSpec, workDir: string): string[] {
+function dockerCompatibleRunArgs(spec: SandboxSpec, workDir: string): string[] {
   const { config } = spec;
   const args = ["run", "--rm", "-i", "--name", spec.id, ...sandboxOwnerLabelArgs()];
   // Images are built or pulled beforehand: a run never reaches out to a registry, whose delay

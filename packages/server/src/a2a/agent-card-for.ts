@@ -1,6 +1,7 @@
 import type { AgentCard, AgentSkill, SecurityScheme } from "@a2a-js/sdk";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
-import { isGlobalOwner, type SkillRegistry } from "@skillbox/core";
+import type { SkillRegistry } from "@skillbox/core";
+import { isGlobalOwner } from "@skillbox/core/internal";
 import { SERVER_PACKAGE_VERSION } from "../mcp/server-package-version.js";
 import { skillToAgentSkill } from "./skill-to-agent-skill.js";
 

@@ -2,6 +2,7 @@ import { TaskState } from "@a2a-js/sdk";
 import type { AgentExecutor, ExecutionEventBus, RequestContext, ServerCallContext } from "@a2a-js/sdk/server";
 import {
   type CallerError,
+  executionFailure,
   isSkillboxError,
   type SkillExecution,
   type SkillExecutor,
@@ -124,20 +125,18 @@ export class SkillAgentExecutor implements AgentExecutor {
       skillVersion: execution.skillVersion,
       executionStatus: execution.status,
     };
-    const state = STATE_BY_STATUS[execution.status] ?? TaskState.TASK_STATE_FAILED;
-    if (state === TaskState.TASK_STATE_COMPLETED) {
+    // `execute()` resolves with a final record: no failure is `success`.
+    const error = executionFailure(execution);
+    if (error === undefined) {
       publisher.output(
         execution.id,
         execution.output,
         `Output of ${execution.skillName}@${execution.skillVersion}`,
       );
-      publisher.status(state, { metadata });
+      publisher.status(TaskState.TASK_STATE_COMPLETED, { metadata });
       return;
     }
-    const error = execution.error ?? {
-      code: execution.status.toUpperCase(),
-      message: `The execution ended ${execution.status}`,
-    };
+    const state = STATE_BY_STATUS[execution.status] ?? TaskState.TASK_STATE_FAILED;
     const explained = failure(error, `${execution.skillName}@${execution.skillVersion}`);
     publisher.status(state, { text: explained.text, metadata: { ...metadata, ...explained.metadata } });
   }

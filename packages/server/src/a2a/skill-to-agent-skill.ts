@@ -7,18 +7,15 @@ import type { Skill } from "@skillbox/core";
  * it is (a data part, or text): `{"skill":"echo","input":{"msg":"hello"}}`.
  */
 export function skillToAgentSkill(skill: Skill): AgentSkill {
-  const examples = (skill.metadata as { examples?: unknown } | undefined)?.examples;
   return {
     id: skill.name,
     name: skill.name,
     description:
       skill.description.trim() === "" ? `Skillbox skill ${skill.name}@${skill.version}` : skill.description,
     tags: [...skill.tags],
-    examples: Array.isArray(examples)
-      ? examples.flatMap((example: { input?: unknown }) =>
-          example?.input === undefined ? [] : [JSON.stringify({ skill: skill.name, input: example.input })],
-        )
-      : [],
+    examples: (skill.examples ?? []).flatMap((example) =>
+      example.input === undefined ? [] : [JSON.stringify({ skill: skill.name, input: example.input })],
+    ),
     inputModes: [],
     outputModes: [],
     securityRequirements: [],

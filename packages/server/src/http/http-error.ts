@@ -1,7 +1,8 @@
-import { isSkillboxError, SkillboxError, toCallerError } from "@skillbox/core";
+import { isSkillboxError, SkillboxError, type SkillboxErrorCode, toCallerError } from "@skillbox/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ServerErrorCode } from "../server-error-codes.js";
 
 /** The one error body every route answers with. */
 export interface HttpErrorBody {
@@ -9,11 +10,13 @@ export interface HttpErrorBody {
 }
 
 /**
- * The HTTP status of each error code the API answers with. Codes not listed are server faults
- * (500). The execution outcomes that are recorded (a handler's error, a timeout, a denial) are
- * not here: they are answered with the record and 200.
+ * The HTTP status of every error code core and the server declare, so a new code fails to
+ * compile until it has one. Server faults are 500. The execution outcomes that are recorded (a
+ * handler's error, a timeout, a denial) are answered with the record and 200: their statuses
+ * here apply only when such an error is thrown before an execution exists. Codes of neither
+ * table (a handler's own) are 500.
  */
-const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+const STATUS_BY_CODE = {
   REQUEST_INVALID: 400,
   SKILL_REFERENCE_INVALID: 400,
   AUTH_REQUIRED: 401,
@@ -35,11 +38,49 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   TIMEOUT: 504,
   INTERCEPTOR_UNAVAILABLE: 503,
   DATABASE_ERROR: 503,
-};
+  // Server faults: a configuration the host got wrong, or a failure of its own.
+  API_KEYS_INVALID: 500,
+  SERVER_CONFIG_INVALID: 500,
+  SERVER_LISTEN_FAILED: 500,
+  SERVER_UNSAFE_BIND: 500,
+  INTERNAL_ERROR: 500,
+  HANDLER_NOT_FOUND: 500,
+  RUNTIME_NOT_FOUND: 500,
+  OUTPUT_INVALID: 500,
+  REGISTRATION_INVALID: 500,
+  MANIFEST_INVALID: 500,
+  HANDLER_INVALID: 500,
+  REQUIREMENTS_UNMET: 500,
+  CANCELLED: 500,
+  DENIED: 500,
+  INTERCEPTOR_FAILED: 500,
+  HANDLER_ERROR: 500,
+  CALL_DEPTH_EXCEEDED: 500,
+  UNDECLARED_DEPENDENCY: 500,
+  INTERRUPTED: 500,
+  OUT_OF_MEMORY: 500,
+  WORKER_EXITED: 500,
+  SANDBOX_FAILED: 500,
+  SANDBOX_UNAVAILABLE: 500,
+  SANDBOX_CONFIG_INVALID: 500,
+  URL_REFUSED: 500,
+  REQUEST_REFUSED: 500,
+  PATH_REFUSED: 500,
+  FILE_NOT_FOUND: 500,
+  SIZE_LIMIT_EXCEEDED: 500,
+  UPSTREAM_ERROR: 500,
+  BROWSER_UNAVAILABLE: 500,
+  ELEMENT_NOT_FOUND: 500,
+  LANGUAGE_UNAVAILABLE: 500,
+  CONFIG_INVALID: 500,
+} as const satisfies Record<SkillboxErrorCode | ServerErrorCode, ContentfulStatusCode>;
+
+/** Statuses by code, without a prototype: a handler's code "constructor" must find nothing. */
+const STATUS_LOOKUP: ReadonlyMap<string, ContentfulStatusCode> = new Map(Object.entries(STATUS_BY_CODE));
 
 /** The status for an error code: 500 for codes that do not describe a client mistake. */
 function statusForCode(code: string): ContentfulStatusCode {
-  return STATUS_BY_CODE[code] ?? 500;
+  return STATUS_LOOKUP.get(code) ?? 500;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { EXECUTION_STATUSES, type ExecutionStatus, formatZodIssues, SkillboxError } from "@skillbox/core";
+import { EXECUTION_STATUSES, type ExecutionStatus, SkillboxError } from "@skillbox/core";
+import { formatZodIssues } from "@skillbox/core/internal";
 import type { Context } from "hono";
 import { z } from "zod";
 import { requestInvalid } from "./http-error.js";

@@ -1,5 +1,5 @@
 import {
-  findOverDeepPath,
+  executionFailure,
   SKILL_NAME_PATTERN,
   type Skill,
   SkillboxError,
@@ -7,6 +7,7 @@ import {
   type SkillRegistry,
   toCallerExecution,
 } from "@skillbox/core";
+import { findOverDeepPath } from "@skillbox/core/internal";
 import { type Context, Hono } from "hono";
 import { clientSignal } from "./client-signal.js";
 import type { HttpEnv } from "./http-env.js";
@@ -66,11 +67,12 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
       waitSignal: body.idempotencyKey === undefined ? undefined : clientSignal(context),
     });
     // Invalid input is the request's fault even though the executor recorded it.
-    if (execution.status === "error" && execution.error?.code === "INPUT_INVALID") {
+    const failure = executionFailure(execution);
+    if (failure?.code === "INPUT_INVALID") {
       return errorResponse(context, {
-        code: execution.error.code,
-        message: execution.error.message,
-        data: { executionId: execution.id, violations: execution.error.data },
+        code: failure.code,
+        message: failure.message,
+        data: { executionId: execution.id, violations: failure.data },
       });
     }
     // The caller's view: the record's stack (host paths) stays in the audit trail.

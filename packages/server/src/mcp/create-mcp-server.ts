@@ -93,7 +93,8 @@ export function createCatalogServer(
     const input = entry.wrapsInput ? argumentsObject[WRAPPED_INPUT_PROPERTY] : argumentsObject;
     let execution: SkillExecution;
     try {
-      execution = await options.executor.execute(entry.skill.name, input, {
+      // The catalog resolved it (and drops its snapshot on every registry change): not again.
+      execution = await options.executor.execute(entry.skill, input, {
         apiKeyId: owner,
         ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
         signal: extra.signal,

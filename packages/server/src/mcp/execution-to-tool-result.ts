@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type SkillExecution, toCallerError } from "@skillbox/core";
+import { executionFailure, type SkillExecution, toCallerError } from "@skillbox/core";
 import { EXECUTION_META_KEY, type SkillTool, STATUS_META_KEY } from "./skill-to-tool.js";
 
 /**
@@ -48,14 +48,9 @@ export function executionToToolResult(execution: SkillExecution, entry: SkillToo
     [EXECUTION_META_KEY]: execution.id,
     [STATUS_META_KEY]: execution.status,
   };
-  if (execution.status !== "success") {
-    const error = toCallerError(
-      execution.error ?? {
-        code: execution.status.toUpperCase(),
-        message: `${execution.skillName}@${execution.skillVersion} ended with status ${execution.status}`,
-      },
-      { skill: `${execution.skillName}@${execution.skillVersion}` },
-    );
+  const failure = executionFailure(execution);
+  if (failure !== undefined) {
+    const error = toCallerError(failure, { skill: `${execution.skillName}@${execution.skillVersion}` });
     meta[ERROR_META_KEY] = error;
     return toolErrorResult(error.code, error.message, meta);
   }

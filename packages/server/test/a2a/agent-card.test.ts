@@ -42,7 +42,7 @@ describe("createHttpApp: A2A agent card", () => {
     running.host.registry.register(
       testSkill({
         name: "echo",
-        metadata: { examples: [{ input: { msg: "hello" }, output: { echoed: "hello" } }] },
+        examples: [{ input: { msg: "hello" }, output: { echoed: "hello" } }],
       }),
     );
 

@@ -1,4 +1,4 @@
-import type { DefinedSkill, ExecuteOptions, SkillExecution } from "@skillbox/core";
+import type { DefinedSkill, ExecuteOptions, ExecutionError, SkillExecution } from "@skillbox/core";
 import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach } from "vitest";
 import {
@@ -18,7 +18,10 @@ export interface HttpRequestTestBedOptions {
 }
 
 /** An execution of `http-request` whose output is typed (it is `null` on errors all the same). */
-export type HttpRequestExecution = SkillExecution<HttpRequestOutput> & { output: HttpRequestOutput };
+export type HttpRequestExecution = Omit<SkillExecution<HttpRequestOutput>, "output" | "error"> & {
+  output: HttpRequestOutput;
+  error: ExecutionError | null;
+};
 
 /** Servers and hosts a test file starts; each is closed after the test that started it. */
 export interface HttpRequestTestBed {
