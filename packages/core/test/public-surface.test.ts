@@ -1,6 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  builtExportNames,
+  describePublicSurface,
+  runNodeModule,
+} from "@skillbox/test-helpers/public-surface";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -88,25 +92,6 @@ const HANDLER_EXPORTS = [
 const packageRoot = fileURLToPath(new URL("..", import.meta.url));
 
 /**
- * Runs an ES module in a plain `node` started in this package's folder: `@skillbox/core` resolves
- * as it does for an installed package (the built files under dist/), not to the TypeScript sources
- * the tests run on. `specifier` is the script's `process.argv[1]`.
- */
-function runNode(script: string, specifier: string): string {
-  return execFileSync(process.execPath, ["--input-type=module", "--eval", script, specifier], {
-    cwd: packageRoot,
-    encoding: "utf8",
-  });
-}
-
-/** The sorted runtime export names of the built entry `specifier`. */
-function builtExportNames(specifier: string): string[] {
-  const script =
-    "const entry = await import(process.argv[1]); console.log(JSON.stringify(Object.keys(entry).sort()));";
-  return JSON.parse(runNode(script, specifier)) as string[];
-}
-
-/**
  * The files of better-sqlite3 that importing `specifier` loads. better-sqlite3 is CommonJS, so
  * however it is reached (import or require), Node's CommonJS loader puts its files in
  * `require.cache`, which the same process reads after the import.
@@ -117,34 +102,25 @@ function sqliteFilesLoadedBy(specifier: string): string[] {
     "await import(process.argv[1]);",
     "console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));",
   ].join("\n");
-  const loaded = JSON.parse(runNode(script, specifier)) as string[];
+  const loaded = JSON.parse(runNodeModule(script, specifier, packageRoot)) as string[];
   return loaded.filter((file) => file.includes(`${sep}better-sqlite3${sep}`));
 }
 
-describe("the public surface of @skillbox/core", () => {
+describePublicSurface({
+  packageName: "@skillbox/core",
+  packageRoot,
+  exports: PUBLIC_EXPORTS,
+  importSource: () => import("@skillbox/core"),
+  importInternal: () => import("@skillbox/core/internal"),
+});
+
+describe("the public surface of @skillbox/core/handler", () => {
   it("lists the exports in order, so that a new one is one line in its place", () => {
-    expect(PUBLIC_EXPORTS).toEqual([...PUBLIC_EXPORTS].sort());
     expect(HANDLER_EXPORTS).toEqual([...HANDLER_EXPORTS].sort());
   });
 
   it("exports exactly the listed names from the built entry", () => {
-    expect(builtExportNames("@skillbox/core")).toEqual(PUBLIC_EXPORTS);
-  });
-
-  it("exports the same names from the source entry", async () => {
-    expect(Object.keys(await import("@skillbox/core")).sort()).toEqual(PUBLIC_EXPORTS);
-  });
-
-  it("keeps the internal entry apart: nothing is exported from both", async () => {
-    const internal = Object.keys(await import("@skillbox/core/internal"));
-    expect(internal.length).toBeGreaterThan(0);
-    expect(internal.filter((name) => PUBLIC_EXPORTS.includes(name))).toEqual([]);
-  });
-});
-
-describe("the public surface of @skillbox/core/handler", () => {
-  it("exports exactly the listed names from the built entry", () => {
-    expect(builtExportNames("@skillbox/core/handler")).toEqual(HANDLER_EXPORTS);
+    expect(builtExportNames("@skillbox/core/handler", packageRoot)).toEqual(HANDLER_EXPORTS);
   });
 
   it("never loads better-sqlite3", () => {

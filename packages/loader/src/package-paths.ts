@@ -20,7 +20,7 @@ export function isSkippedPath(path: string): boolean {
  * the folder is a bundle cannot be told; reading the package reports why). Synchronous because
  * the watcher maps every changed path through it.
  */
-export function packageJsonKindOf(folder: string): "bundle" | "other" | "unreadable" {
+function packageJsonKindOf(folder: string): "bundle" | "other" | "unreadable" {
   const file = join(folder, "package.json");
   // Most folders asked about have none: answered without the cost of a thrown ENOENT.
   if (!existsSync(file)) return "other";
@@ -45,12 +45,12 @@ export function packageJsonKindOf(folder: string): "bundle" | "other" | "unreada
  * manifest is one (a member), and members share the bundle's other files (a `lib/` folder) and
  * dependencies.
  */
-export function isSkillBundle(folder: string): boolean {
+function isSkillBundle(folder: string): boolean {
   return packageJsonKindOf(folder) === "bundle";
 }
 
 /** The subfolders of a bundle that may be members (those without a manifest are shared code and skipped later). */
-export function listBundleMembers(bundle: string): string[] {
+function listBundleMembers(bundle: string): string[] {
   let entries: Dirent[];
   try {
     entries = readdirSync(bundle, { withFileTypes: true });
@@ -73,7 +73,7 @@ export function packageFoldersOf(folder: string): string[] {
  * bundle's shared files), the package itself otherwise. Hashes and snapshots cover this folder,
  * so an edit to shared code reloads every member and a snapshot keeps `../lib` imports working.
  */
-export function codeRootOf(root: string): string {
+function codeRootOf(root: string): string {
   const parent = dirname(root);
   return parent !== root && isSkillBundle(parent) ? parent : root;
 }

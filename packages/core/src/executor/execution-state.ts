@@ -3,14 +3,12 @@ import type { Skill, SkillLogger } from "../types.js";
 import type { ExecutionPort } from "./execution-port.js";
 
 /** Who runs what: the facts an {@link ExecutionState} is made of. */
-export interface ExecutionIdentity {
+export interface ExecutionIdentity
+  extends Pick<
+    InterceptorContext,
+    "skill" | "input" | "executionId" | "parentExecutionId" | "apiKeyId" | "sessionId"
+  > {
   port: ExecutionPort;
-  skill: Skill;
-  input: unknown;
-  executionId: string;
-  parentExecutionId: string | null;
-  apiKeyId: string;
-  sessionId: string | null;
   /** 0 for a top-level execution, parent's depth + 1 for `ctx.call`. */
   depth: number;
 }

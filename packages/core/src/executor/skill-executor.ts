@@ -134,8 +134,10 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     const timeouts = new ExecutionTimeouts(options);
     this.registry = options.registry;
     this.logger = options.logger ?? createConsoleLogger();
+    const runs = { running: 0 };
     this.store = new ExecutionStore(options.registry.database, randomUUID(), {
       leaseMs: options.runnerLeaseMs,
+      alone: () => runs.running === 1,
       recover: options.recoverInterrupted !== false,
       onLeaseLost: () =>
         this.logger.warn(
@@ -174,6 +176,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
           executionId: execution.id,
           error: String(error),
         }),
+      runs,
     };
     this.registerRuntime(createInlineRuntime());
     this.registerRuntime(createWorkerRuntime({ logger: this.logger, ...options.worker }));

@@ -343,4 +343,74 @@ describe("AuditBatcher", () => {
       expect(onDisk.has(refused.id)).toBe(false);
     });
   });
+
+  describe("a row nothing can join", () => {
+    /** A batcher over the file whose rows count as alone while `alone.value` is true. */
+    function loneBatcher(file: AuditFile, alone: { value: boolean }): AuditBatcher {
+      return new AuditBatcher(file.database, file.runnerKey, { alone: () => alone.value });
+    }
+
+    it("is committed before start() and finish() return, and their promises still carry the rowid", async () => {
+      const file = openAuditFile();
+      const batcher = loneBatcher(file, { value: true });
+      const row = startRow();
+      const started = start(batcher, row);
+      // On disk already: no turn is waited for rows that cannot come.
+      expect(file.rows().get(row.id)?.status).toBe("running");
+      const rowid = await started;
+      expect(file.rows().get(row.id)?.rowid).toBe(rowid);
+      const finished = batcher.finish(success(row.id, rowid));
+      expect(file.rows().get(row.id)?.status).toBe("success");
+      expect(await finished).toBe(rowid);
+    });
+
+    it("still fails alone with DATABASE_ERROR when the database refuses it", async () => {
+      const file = openAuditFile();
+      const batcher = loneBatcher(file, { value: true });
+      const earlier = startRow({ idempotencyKey: "order-1" });
+      await start(batcher, earlier);
+      const duplicate = startRow({ idempotencyKey: "order-1" });
+      const failure = await rejectionOf(start(batcher, duplicate));
+      expect(failure.data).toEqual({ executionId: duplicate.id, kind: "start" });
+      expect((failure.cause as { code?: string }).code).toBe("SQLITE_CONSTRAINT_UNIQUE");
+    });
+
+    it("waits for the turn's end once rows are queued, and right after a group commit", async () => {
+      const file = openAuditFile();
+      const alone = { value: false };
+      const batcher = loneBatcher(file, alone);
+      const group = [startRow(), startRow()];
+      const grouped = group.map((row) => start(batcher, row));
+      // Rows queued in this turn keep their order: a lone one joins them.
+      alone.value = true;
+      const joining = startRow();
+      const joined = start(batcher, joining);
+      expect(file.rows().size).toBe(0);
+      await Promise.all([...grouped, joined]);
+      // The executions of a group end together, each alone for a moment: the first row after
+      // the group waits for the others.
+      const next = startRow();
+      const waiting = start(batcher, next);
+      expect(file.rows().has(next.id)).toBe(false);
+      await waiting;
+      expect(file.rows().get(next.id)?.status).toBe("running");
+      // After a commit of its own, a lone row goes at once again.
+      const lone = startRow();
+      const committed = start(batcher, lone);
+      expect(file.rows().has(lone.id)).toBe(true);
+      await committed;
+    });
+
+    it("waits inside a transaction someone else opened", async () => {
+      const file = openAuditFile();
+      const batcher = loneBatcher(file, { value: true });
+      const row = startRow();
+      file.database.exec("BEGIN");
+      const started = start(batcher, row);
+      file.database.exec("COMMIT");
+      expect(file.rows().has(row.id)).toBe(false);
+      await started;
+      expect(file.rows().has(row.id)).toBe(true);
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import {
   isSkillboxError,
+  type Skill,
   SkillboxError,
   type SkillHost,
   type SkillHostOptions,
@@ -77,4 +78,27 @@ export async function rejection(promise: Promise<unknown>, code: string): Promis
   expect(isSkillboxError(error), `expected a SkillboxError ${code}, got ${String(error)}`).toBe(true);
   expect((error as SkillboxError).code).toBe(code);
   return error as SkillboxError;
+}
+
+/**
+ * A skill record as the registry would hand it over, for tests of pieces that take a `Skill`
+ * without a registry (the attempt runner, abort plumbing): only the fields they read matter.
+ */
+export function skillRecord(fields: Partial<Skill> & { name: string }): Skill {
+  return {
+    id: "00000000-0000-7000-8000-000000000000",
+    version: "1.0.0",
+    description: "",
+    apiKeyId: "public",
+    schema: { input: {} },
+    handler: fields.name,
+    runtime: "inline",
+    tags: [],
+    enabled: true,
+    source: "api",
+    contentHash: "hash",
+    createdAt: new Date(0).toISOString(),
+    updatedAt: new Date(0).toISOString(),
+    ...fields,
+  };
 }

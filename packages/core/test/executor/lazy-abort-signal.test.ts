@@ -4,25 +4,10 @@ import { ExecutionTimeouts } from "../../src/executor/execution-timeouts.js";
 import { HostShutdown } from "../../src/executor/host-shutdown.js";
 import { LazyAbortSignal } from "../../src/executor/lazy-abort-signal.js";
 import { runWithRetries } from "../../src/executor/run-with-retries.js";
-import type { Skill } from "../../src/types.js";
+import { skillRecord } from "./executor-test-bed.js";
 
 /** A skill as the registry would hand it over; only what the attempt runner reads matters. */
-const SKILL: Skill = {
-  id: "00000000-0000-7000-8000-000000000000",
-  name: "slow",
-  version: "1.0.0",
-  description: "",
-  apiKeyId: "public",
-  schema: { input: {} },
-  handler: "slow",
-  runtime: "inline",
-  tags: [],
-  enabled: true,
-  source: "api",
-  contentHash: "hash",
-  createdAt: new Date(0).toISOString(),
-  updatedAt: new Date(0).toISOString(),
-};
+const SKILL = skillRecord({ name: "slow" });
 
 describe("LazyAbortSignal as an emitter (what runtimes and tinypool listen on)", () => {
   it("tells each `once` listener once, in order, with `aborted` and `reason` set by then", () => {

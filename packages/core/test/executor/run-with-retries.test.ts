@@ -8,26 +8,11 @@ import type { LazyAbortSignal } from "../../src/executor/lazy-abort-signal.js";
 import { runAttempt } from "../../src/executor/run-attempt.js";
 import { type RetriedOutcome, type RetriedRun, runWithRetries } from "../../src/executor/run-with-retries.js";
 import type { RetryPolicy, Skill } from "../../src/types.js";
+import { skillRecord } from "./executor-test-bed.js";
 
 /** A skill as the registry would hand it over; only what the attempt runner reads matters. */
 function skill(fields: { timeoutMs?: number; retry?: Partial<RetryPolicy> } = {}): Skill {
-  return {
-    id: "00000000-0000-7000-8000-000000000000",
-    name: "flaky",
-    version: "1.0.0",
-    description: "",
-    apiKeyId: "public",
-    schema: { input: {} },
-    handler: "flaky",
-    runtime: "inline",
-    tags: [],
-    enabled: true,
-    source: "api",
-    contentHash: "hash",
-    createdAt: new Date(0).toISOString(),
-    updatedAt: new Date(0).toISOString(),
-    ...fields,
-  };
+  return skillRecord({ name: "flaky", ...fields });
 }
 
 /** No delay and no jitter between attempts, so a test waits for nothing but the code under test. */

@@ -10,7 +10,7 @@ import { PublishedFiles } from "./published-files.js";
  * Told `{ root }` each time a package is hashed: how often a load or a reload reads a package's
  * files, for tests and diagnostics (`diagnostics_channel.subscribe("skillbox:loader:package-hashed", …)`).
  */
-export const PACKAGE_HASHED_CHANNEL = "skillbox:loader:package-hashed";
+const PACKAGE_HASHED_CHANNEL = "skillbox:loader:package-hashed";
 const packageHashed = channel(PACKAGE_HASHED_CHANNEL);
 
 /** The most files of one package that are hashed, snapshotted and evaluated afresh. */
