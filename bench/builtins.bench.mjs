@@ -42,6 +42,7 @@ const server = await startServer();
 const origin = `http://127.0.0.1:${server.address().port}`;
 process.env.SKILLBOX_BROWSER_ALLOWED_HOSTS = new URL(origin).host;
 process.env.SKILLBOX_HTTP_ALLOW_PRIVATE = "127.0.0.1";
+process.env.SKILLBOX_BROWSER_ALLOW_PRIVATE = "127.0.0.1";
 const host = createSkillHost({ database: join(directory.path, "bench.db"), logger: silentLogger() });
 const loaded = await loadSkills({
   dirs: [resolve(import.meta.dirname, "../plugins")],

@@ -29,16 +29,6 @@ export interface ExecutionFinish {
   finishedAt: number;
 }
 
-/** Options of {@link AuditBatcher}. */
-export interface AuditBatcherOptions {
-  /**
-   * Whether a row queued now is the only one that could join its batch (say, the executor runs
-   * one execution and this is its row): it is then committed at once, not after a turn. Without
-   * it every row waits for the end of its turn.
-   */
-  alone?(): boolean;
-}
-
 interface Pending {
   kind: "start" | "finish";
   id: string;
@@ -64,27 +54,12 @@ function stringifyData(value: unknown): string | null {
   }
 }
 
-function noop(): void {}
-
-/** The error of a row the database refused. */
-function writeFailure(kind: Pending["kind"], id: string, cause: Error): SkillboxError {
-  return new SkillboxError(
-    "DATABASE_ERROR",
-    `Writing the audit row of execution ${id} failed: ${cause.message}`,
-    {
-      cause,
-      data: { executionId: id, kind },
-    },
-  );
-}
-
 /**
  * Group commit for audit rows. Every start and finish queued during one event-loop turn is
  * committed in a single immediate transaction, and each caller's promise settles only after
  * that commit — under load thousands of executions share a few commits, and no promise ever
  * resolves for a row that is not on disk. A failing batch is retried row by row, so one bad
- * row (say a duplicate idempotency key inserted by another process) fails alone. A row that
- * nothing could join (see `alone`) is committed at once.
+ * row (say a duplicate idempotency key inserted by another process) fails alone.
  */
 export class AuditBatcher {
   private readonly insert: Database.Statement;
@@ -95,20 +70,11 @@ export class AuditBatcher {
   private queue: Pending[] = [];
   private flushScheduled = false;
   private idleWaiters: (() => void)[] = [];
-  /**
-   * Whether the last write committed several rows. The executions that shared it end together,
-   * each counting as alone for a moment before the next starts: the row queued first after it
-   * waits, so that they share the next commit too.
-   */
-  private grouped = false;
-  private readonly alone: (() => boolean) | undefined;
 
   constructor(
     private readonly database: Database.Database,
     private readonly runnerKey: number,
-    options: AuditBatcherOptions = {},
   ) {
-    this.alone = options.alone;
     this.insert = database.prepare(INSERT_SQL);
     this.finishStatement = database.prepare(FINISH_SQL);
     this.writeAll = database.transaction((batch: Pending[]) => batch.map((item) => this.run(item)));
@@ -163,14 +129,6 @@ export class AuditBatcher {
   }
 
   private enqueue(kind: Pending["kind"], id: string, values: unknown[]): Promise<number> {
-    // A lone execution would wait a turn for rows that cannot come: two turns in the latency of
-    // each sequential execution. Inside a transaction someone else opened, it still waits.
-    if (!this.flushScheduled && !this.grouped && this.alone?.() === true && !this.database.inTransaction) {
-      const outcome = this.write([{ kind, id, values, resolve: noop, reject: noop }])[0]!;
-      return typeof outcome === "number"
-        ? Promise.resolve(outcome)
-        : Promise.reject(writeFailure(kind, id, outcome));
-    }
     return new Promise((resolve, reject) => {
       this.queue.push({ kind, id, values, resolve, reject });
       if (this.flushScheduled) return;
@@ -183,12 +141,22 @@ export class AuditBatcher {
     const batch = this.queue;
     this.queue = [];
     this.flushScheduled = false;
-    this.grouped = batch.length > 1;
     const outcomes = this.write(batch);
     batch.forEach((item, index) => {
       const outcome = outcomes[index]!;
       if (typeof outcome === "number") item.resolve(outcome);
-      else item.reject(writeFailure(item.kind, item.id, outcome));
+      else {
+        item.reject(
+          new SkillboxError(
+            "DATABASE_ERROR",
+            `Writing the audit row of execution ${item.id} failed: ${outcome.message}`,
+            {
+              cause: outcome,
+              data: { executionId: item.id, kind: item.kind },
+            },
+          ),
+        );
+      }
     });
     const waiters = this.idleWaiters;
     this.idleWaiters = [];

@@ -51,11 +51,6 @@ export interface ExecutionServices {
   listening(event: ExecutionEvent): boolean;
   notify(event: ExecutionEvent, execution: SkillExecution): void;
   reportFinishFailure: FinishFailureReport;
-  /**
-   * Executions between their start and their committed final row: with one, its rows have
-   * nothing to share a commit with (the store then writes them at once).
-   */
-  runs: { running: number };
 }
 
 /** What {@link ExecutionRun} runs. */
@@ -167,18 +162,12 @@ export class ExecutionRun implements RetriedRun {
 
   /** Runs every phase; resolves with the final record once its row is committed. */
   async run(): Promise<SkillExecution> {
-    const { runs } = this.services;
-    runs.running++;
-    try {
-      const rowid = await this.start();
-      const outcome =
-        this.overDeepInput === undefined
-          ? await this.lifecycle()
-          : this.tooDeep("INPUT_INVALID", this.overDeepInput);
-      await this.finish(rowid, outcome);
-    } finally {
-      runs.running--;
-    }
+    const rowid = await this.start();
+    const outcome =
+      this.overDeepInput === undefined
+        ? await this.lifecycle()
+        : this.tooDeep("INPUT_INVALID", this.overDeepInput);
+    await this.finish(rowid, outcome);
     return this.finished();
   }
 

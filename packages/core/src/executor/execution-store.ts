@@ -94,8 +94,6 @@ export interface ExecutionStoreOptions {
   recover?: boolean;
   /** Told when this runner finds its lease was taken (another host declared it dead). */
   onLeaseLost?(): void;
-  /** Whether a row written now could be the only one of its batch (see `AuditBatcherOptions`). */
-  alone?(): boolean;
 }
 
 interface RunnerRow {
@@ -186,7 +184,7 @@ export class ExecutionStore {
     );
     this.runnerKey = runnerKey;
     OPEN_RUNNERS.add(runnerId);
-    this.batcher = new AuditBatcher(database, runnerKey, { alone: options.alone });
+    this.batcher = new AuditBatcher(database, runnerKey);
     this.statements = {
       byId: database.prepare<[string], ExecutionRow>("SELECT * FROM skill_executions WHERE id = ?"),
       byIdempotencyKey: database.prepare<[string, string], ExecutionRow & { input_hash: string | null }>(

@@ -134,10 +134,8 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     const timeouts = new ExecutionTimeouts(options);
     this.registry = options.registry;
     this.logger = options.logger ?? createConsoleLogger();
-    const runs = { running: 0 };
     this.store = new ExecutionStore(options.registry.database, randomUUID(), {
       leaseMs: options.runnerLeaseMs,
-      alone: () => runs.running === 1,
       recover: options.recoverInterrupted !== false,
       onLeaseLost: () =>
         this.logger.warn(
@@ -176,7 +174,6 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
           executionId: execution.id,
           error: String(error),
         }),
-      runs,
     };
     this.registerRuntime(createInlineRuntime());
     this.registerRuntime(createWorkerRuntime({ logger: this.logger, ...options.worker }));
