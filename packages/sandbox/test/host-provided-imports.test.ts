@@ -11,6 +11,7 @@ import {
   removeLeftoverContainers,
   TEST_IMAGE,
 } from "@skillbox/test-helpers/engine-availability";
+import { CORE_IMPORTING_HANDLER, peerPackageJson } from "@skillbox/test-helpers/host-provided-skill";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -26,12 +27,7 @@ const MANIFEST = {
   handler: "./index.ts",
 };
 
-const PACKAGE_JSON = {
-  name: "boxed-skill",
-  private: true,
-  type: "module",
-  peerDependencies: { "@skillbox/core": "*" },
-};
+const PACKAGE_JSON = peerPackageJson("boxed-skill");
 
 describeWithEngine(
   "container sandboxes give handlers the host's @skillbox/core (podman)",
@@ -73,17 +69,7 @@ describeWithEngine(
     it("runs a handler importing @skillbox/core and @skillbox/core/handler", async () => {
       const execution = await runBoxed({
         "package.json": PACKAGE_JSON as never,
-        "index.ts": [
-          'import { defineSkill } from "@skillbox/core";',
-          'import { SkillboxError, deny } from "@skillbox/core/handler";',
-          "export default defineSkill({",
-          "  handler: (input: { name: string }) => ({",
-          "    greeting: 'hello ' + input.name,",
-          '    denies: deny("no") instanceof SkillboxError,',
-          "  }),",
-          "});",
-          "",
-        ].join("\n"),
+        "index.ts": CORE_IMPORTING_HANDLER,
       });
       expect(execution).toMatchObject({ status: "success", output: { greeting: "hello ada", denies: true } });
     });

@@ -1,5 +1,6 @@
 import { pathToFileURL } from "node:url";
 import { packageNameOf } from "@skillbox/core/handler-module";
+import { CORE_IMPORTING_HANDLER, peerPackageJson } from "@skillbox/test-helpers/host-provided-skill";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -40,12 +41,7 @@ afterEach(async () => {
   tree.cleanup();
 });
 
-const PACKAGE_JSON = {
-  name: "hello-skill",
-  private: true,
-  type: "module",
-  peerDependencies: { "@skillbox/core": "*" },
-};
+const PACKAGE_JSON = peerPackageJson("hello-skill");
 
 function registerWorker(file: string): void {
   host.registry.register({
@@ -69,19 +65,7 @@ async function run(): Promise<{
 describe("worker threads give handlers the host's @skillbox/core", () => {
   it("runs a handler that imports @skillbox/core and @skillbox/core/handler from a folder without them", async () => {
     tree.write("skill/package.json", PACKAGE_JSON);
-    const file = tree.write(
-      "skill/index.ts",
-      [
-        'import { defineSkill } from "@skillbox/core";',
-        'import { SkillboxError, deny } from "@skillbox/core/handler";',
-        "export default defineSkill({",
-        "  handler: (input: { name: string }) => ({",
-        "    greeting: 'hello ' + input.name,",
-        '    denies: deny("no") instanceof SkillboxError,',
-        "  }),",
-        "});",
-      ].join("\n"),
-    );
+    const file = tree.write("skill/index.ts", CORE_IMPORTING_HANDLER);
     registerWorker(file);
     const execution = await run();
     expect(execution).toMatchObject({ status: "success", output: { greeting: "hello ada", denies: true } });

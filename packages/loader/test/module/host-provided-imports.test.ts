@@ -3,6 +3,7 @@ import * as hostCore from "@skillbox/core";
 import * as hostCoreHandler from "@skillbox/core/handler";
 import { type LoadSkillsResult, loadSkills } from "@skillbox/loader";
 import { importFresh } from "@skillbox/loader/internal";
+import { peerPackageJson } from "@skillbox/test-helpers/host-provided-skill";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -53,12 +54,7 @@ const MANIFEST = {
 };
 
 /** A package.json declaring `@skillbox/core` as a peer dependency only, as skill packages do. */
-const PACKAGE_JSON = {
-  name: "hello-skill",
-  private: true,
-  type: "module",
-  peerDependencies: { "@skillbox/core": "*" },
-};
+const PACKAGE_JSON = peerPackageJson("hello-skill");
 
 describe("the host's @skillbox/core in inline handlers", () => {
   it("gives a handler outside any workspace @skillbox/core and @skillbox/core/handler, and runs it", async () => {
