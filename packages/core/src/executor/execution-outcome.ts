@@ -1,21 +1,5 @@
-import { SKILLBOX_ERROR_CATALOGUE } from "../errors/error-catalogue.js";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
-import type { ExecutionFailureStatus, Skill } from "../types.js";
-
-/**
- * The status an execution ends with for an error code (anything else is `error`), derived from
- * `SKILLBOX_ERROR_CATALOGUE`: `TIMEOUT` → `timeout`, `CANCELLED` → `cancelled`, `DENIED` and
- * `INTERCEPTOR_UNAVAILABLE` (a guard that failed to load refuses what it would guard) → `denied`.
- * Without a prototype, so a code such as "constructor" finds nothing.
- */
-export const STATUS_BY_CODE: Readonly<Record<string, ExecutionFailureStatus>> = Object.assign(
-  Object.create(null) as Record<string, ExecutionFailureStatus>,
-  Object.fromEntries(
-    Object.entries(SKILLBOX_ERROR_CATALOGUE).flatMap(([code, definition]) =>
-      "status" in definition ? [[code, definition.status]] : [],
-    ),
-  ),
-);
+import type { Skill } from "../types.js";
 
 /** How many `cause` links {@link describeCause} follows: enough for `fetch failed` → `ECONNREFUSED`. */
 const MAX_CAUSE_DEPTH = 4;

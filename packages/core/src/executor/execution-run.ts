@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { executionStatusForCode } from "../errors/error-catalogue.js";
 import type { SkillboxError } from "../errors/skillbox-error.js";
 import type { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import type { FinishFailureReport, InterceptorPass } from "../interceptors/interceptor-pass.js";
@@ -15,7 +16,7 @@ import type {
 } from "../types.js";
 import { createExecutionId } from "./create-execution-id.js";
 import { ExecutionContext } from "./execution-context.js";
-import { STATUS_BY_CODE, serialize, toSkillboxError } from "./execution-outcome.js";
+import { serialize, toSkillboxError } from "./execution-outcome.js";
 import type { ExecutionPort } from "./execution-port.js";
 import { ExecutionState } from "./execution-state.js";
 import type { ExecutionStore } from "./execution-store.js";
@@ -243,7 +244,7 @@ export class ExecutionRun implements RetriedRun {
     if (recovery.recovered) return { status: "success", output: recovery.output, error: null };
     const { error } = recovery;
     return {
-      status: STATUS_BY_CODE[error.code] ?? "error",
+      status: executionStatusForCode(error.code),
       output: null,
       error: error.data === undefined ? { code: error.code, message: error.message } : error.toJSON(),
     };
