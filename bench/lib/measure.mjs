@@ -45,3 +45,28 @@ export async function compareRates(cases, rounds) {
 
 /** Formats a rate for the report. */
 export const formatRate = (rate) => `${Math.round(rate).toLocaleString("en-US")}/s`;
+
+/**
+ * Samples `process.memoryUsage.rss()` every `intervalMs` (and once at the start) until `stop()`,
+ * which takes a last sample and returns the peak and how many samples were taken. `onSample`, when
+ * given, runs after each sample (a drain check, say), so a caller needs no second timer.
+ */
+export function startRssSampler({ intervalMs = 50, onSample } = {}) {
+  let peak = 0;
+  let samples = 0;
+  const sample = () => {
+    const rss = process.memoryUsage.rss();
+    if (rss > peak) peak = rss;
+    samples++;
+    onSample?.(rss);
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { peak, samples };
+    },
+  };
+}

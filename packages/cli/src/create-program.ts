@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { CLI_VERSION } from "./cli-version.js";
 import type { CommandContext } from "./commands/command-context.js";
+import { registerDecisionCommands } from "./commands/decision-commands.js";
 import { registerExecutionsCommand } from "./commands/executions-command.js";
 import { registerInfoCommand } from "./commands/info-command.js";
 import { registerListCommand } from "./commands/list-command.js";
@@ -12,6 +13,7 @@ import { registerTestCommand } from "./commands/test-command.js";
 import { registerToggleCommands } from "./commands/toggle-commands.js";
 import { registerValidateCommand } from "./commands/validate-command.js";
 import { registerVersionCommand } from "./commands/version-command.js";
+import { registerWaitCommand } from "./commands/wait-command.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 
 /** Collects a repeatable option's values (`--dir a --dir b`). */
@@ -56,9 +58,11 @@ export function createProgram(context: CommandContext): Command {
     });
   registerServeCommands(program, context);
   registerRunCommand(program, context);
+  registerWaitCommand(program, context);
   registerListCommand(program, context);
   registerInfoCommand(program, context);
   registerExecutionsCommand(program, context);
+  registerDecisionCommands(program, context);
   registerToggleCommands(program, context);
   registerValidateCommand(program, context);
   registerNewCommand(program, context);

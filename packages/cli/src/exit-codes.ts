@@ -9,6 +9,8 @@ export const EXIT_CODES = {
   failure: 1,
   /** The command line is wrong: unknown command or option, missing argument, bad option value, --input that is not JSON. */
   usage: 2,
+  /** The execution has not ended: it awaits approval (`run`), or `wait --timeout` ran out first. */
+  pending: 3,
 } as const;
 
 /** The exit codes as `skillbox --help` lists them. */
@@ -18,4 +20,5 @@ Exit codes:
   1  the command ran and failed: an execution or an example failed, validate found
      problems, a skill, file or config was not found or is invalid
   2  usage error: unknown command or option, missing argument, bad option value,
-     --input that is not JSON`;
+     --input that is not JSON
+  3  the execution has not ended: it awaits approval (run), or wait --timeout ran out`;

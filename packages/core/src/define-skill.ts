@@ -29,7 +29,28 @@ export interface SkillCodeFields {
   sandbox?: SkillSandboxSettings;
   requires?: Record<string, string>;
   tags?: string[];
+  /**
+   * `"required"`: every execution waits for a person's approval. A function decides per input:
+   * true (or a string, the reason shown to the approver) asks for approval before the handler runs.
+   */
+  approval?: "required" | ApprovalPredicate;
+  /** How long an execution may wait for approval, in ms. */
+  approvalTimeoutMs?: number;
+  /** Most background executions of this skill one host runs at once. */
+  concurrency?: number;
+  /** Safe to run again after its host died mid-run (a submitted execution is then re-queued). */
+  idempotent?: boolean;
 }
+
+/**
+ * Decides whether an execution needs approval: `true` or a reason asks for it, `false` (or an
+ * empty string) lets it run. Called with the validated input before the handler, in the handler's runtime.
+ */
+export type ApprovalPredicate = (
+  // biome-ignore lint/suspicious/noExplicitAny: the predicate reads fields of the input, typed or not.
+  input: any,
+  context: SkillContext,
+) => boolean | string | Promise<boolean | string>;
 
 /** What `defineSkill` accepts: the handler, its schemas and optional manifest fields. */
 export interface SkillDefinitionOptions<
@@ -93,12 +114,34 @@ export function defineSkill<
   const typedHandler: SkillHandler = isZodSchema(input)
     ? (value, context) => handler(input.parse(value) as never, context)
     : (handler as SkillHandler);
+  const approval = options.approval;
+  if (approval !== undefined && approval !== "required" && typeof approval !== "function") {
+    throw new SkillboxError(
+      "REGISTRATION_INVALID",
+      'defineSkill: `approval` must be "required" or a function of (input, ctx) returning true or a reason',
+    );
+  }
   return {
     ...rest,
     kind: "skillbox.skill",
     input: toJsonSchema(input, "input"),
     output: toJsonSchema(output, "output"),
-    handler: typedHandler,
+    handler: typeof approval === "function" ? guardedByApproval(typedHandler, approval) : typedHandler,
+  };
+}
+
+/** A handler that first asks `predicate` whether this input needs approval, unless it has it already. */
+function guardedByApproval(handler: SkillHandler, predicate: ApprovalPredicate): SkillHandler {
+  return async (value, context) => {
+    if (context.approval?.decision !== "approved") {
+      const needed = await predicate(value, context);
+      if (needed === true || (typeof needed === "string" && needed !== "")) {
+        const reason =
+          typeof needed === "string" ? needed : `${context.skill.name} asks for approval of this input`;
+        throw new SkillboxError("APPROVAL_REQUIRED", reason, { data: { requestedBy: "skill" } });
+      }
+    }
+    return handler(value, context);
   };
 }
 

@@ -4,6 +4,7 @@
  * `@skillbox/core` to this entry). Its only dependency is zod.
  */
 export {
+  type ApprovalPredicate,
   type DefinedSkill,
   defineSkill,
   isDefinedSkill,
@@ -33,7 +34,15 @@ export {
   type GuardedLookup,
   type GuardedLookupCallback,
 } from "./network/guarded-lookup.js";
-export type { HostCloseHandler, HostLifecycle, SkillContext, SkillHandler, SkillLogger } from "./types.js";
+export type {
+  ExecutionApproval,
+  HostCloseHandler,
+  HostLifecycle,
+  ProgressReport,
+  SkillContext,
+  SkillHandler,
+  SkillLogger,
+} from "./types.js";
 export {
   type OwnerWorkspaceOptions,
   ownerWorkspace,

@@ -12,6 +12,7 @@ export {
 } from "./database/open-database.js";
 export { closeDefaultSkillHost, getDefaultSkillHost, skillExecutor, skillRegistry } from "./default-host.js";
 export {
+  type ApprovalPredicate,
   type DefinedSkill,
   defineSkill,
   isDefinedSkill,
@@ -47,8 +48,19 @@ export {
   HOST_ONLY_ERROR_KEYS,
   toCallerError,
 } from "./errors/to-caller-error.js";
+export type {
+  ApproveOptions,
+  CancelOptions,
+  EventsOptions,
+  ExecutionAccess,
+  RejectOptions,
+  WaitOptions,
+  WatchFilter,
+} from "./executor/durable-executions.js";
+export type { ExecutionStreamEvent } from "./executor/execution-event-hub.js";
 export { executionFailure } from "./executor/execution-failure.js";
 export type { CauseDescription } from "./executor/execution-outcome.js";
+export type { ExecutionQueueOptions } from "./executor/execution-queue.js";
 export type { ExecutionFilters } from "./executor/execution-store.js";
 export {
   DEFAULT_MAX_PAGE_BYTES,
@@ -117,8 +129,10 @@ export {
 } from "./tool-name-map.js";
 export type {
   ExecuteOptions,
+  ExecutionApproval,
   ExecutionError,
   ExecutionFailureStatus,
+  ExecutionProgress,
   ExecutionRecordFields,
   ExecutionStatus,
   FailedExecution,
@@ -126,6 +140,7 @@ export type {
   HostCloseHandler,
   HostLifecycle,
   JsonSchema,
+  ProgressReport,
   RetryPolicy,
   Skill,
   SkillCode,
@@ -136,10 +151,12 @@ export type {
   SkillLogger,
   SkillRuntimeName,
   SkillSandboxSettings,
+  SubmitOptions,
   SucceededExecution,
   UnfinishedExecution,
+  UnfinishedExecutionStatus,
 } from "./types.js";
-export { EXECUTION_STATUSES } from "./types.js";
+export { EXECUTION_STATUSES, FINAL_EXECUTION_STATUSES, isFinalExecutionStatus } from "./types.js";
 export {
   type OwnerWorkspaceOptions,
   ownerWorkspace,

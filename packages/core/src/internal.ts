@@ -14,6 +14,7 @@ export { parseSkillReference, type SkillReference } from "./registry/skill-refer
 export { handlerModulePath } from "./runtime/handler-module-path.js";
 export { createWorkerRuntime, type WorkerRuntimeOptions } from "./runtime/worker-runtime.js";
 export {
+  durableSkillFields,
   formatZodIssues,
   retryPolicySchema,
   sandboxSettingsSchema,

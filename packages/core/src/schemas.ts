@@ -69,6 +69,25 @@ export const skillCodeSchema = z
   })
   .strict();
 
+/** The fields of a skill's durable side, shared by `register()` and the manifests. */
+export const durableSkillFields = {
+  approval: z
+    .literal("required", { error: 'must be "required" (or left out when no approval is needed)' })
+    .optional(),
+  approvalTimeoutMs: z
+    .number({ error: "must be a number of milliseconds" })
+    .int("must be a whole number of milliseconds")
+    .positive("must be a positive number of milliseconds")
+    .optional(),
+  concurrency: z
+    .number({ error: "must be a number of executions" })
+    .int("must be a whole number of executions")
+    .min(1, "must be at least 1")
+    .max(10_000, "must be at most 10000")
+    .optional(),
+  idempotent: z.boolean({ error: "must be true or false" }).optional(),
+};
+
 /** Zod schema of one entry of a skill's `examples`. */
 export const skillExampleSchema = z
   .object({ description: z.string().optional(), input: z.unknown(), output: z.unknown().optional() })
@@ -103,6 +122,7 @@ export const skillRegistrationSchema = z
     source: z.string().default("api"),
     code: skillCodeSchema.optional(),
     examples: z.array(skillExampleSchema).optional(),
+    ...durableSkillFields,
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((value, context) => {

@@ -97,14 +97,31 @@ export interface Skill {
   code?: SkillCode;
   /** The examples of the skill's manifest. */
   examples?: SkillExample[];
+  /** `"required"`: every execution waits at `awaiting_approval` until a person approves it. */
+  approval?: "required";
+  /** How long an execution of this skill may wait for approval, in ms (else the executor's default). */
+  approvalTimeoutMs?: number;
+  /** Most background (queued) executions of this skill one host runs at once (else the host's per-skill limit). */
+  concurrency?: number;
+  /**
+   * Safe to run again from the start: a submitted execution still running when its host died goes
+   * back to `queued` instead of ending `interrupted` (default false).
+   */
+  idempotent?: boolean;
   /** Free-form metadata for loaders and runtimes. */
   metadata?: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
 }
 
-/** Every status an execution row can have, for validating filters (CLI flags, query strings). */
+/**
+ * Every status an execution row can have, for validating filters (CLI flags, query strings).
+ * `queued`, `awaiting_approval`, `pending` (rows of older versions) and `running` are under way;
+ * the others are final.
+ */
 export const EXECUTION_STATUSES = [
+  "queued",
+  "awaiting_approval",
   "pending",
   "running",
   "success",
@@ -112,11 +129,30 @@ export const EXECUTION_STATUSES = [
   "timeout",
   "cancelled",
   "denied",
+  "rejected",
   "interrupted",
 ] as const;
 
 /** Status of an execution row. */
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+/** The statuses an execution ends with: once its row has one, nothing changes it again. */
+export const FINAL_EXECUTION_STATUSES = [
+  "success",
+  "error",
+  "timeout",
+  "cancelled",
+  "denied",
+  "rejected",
+  "interrupted",
+] as const satisfies readonly ExecutionStatus[];
+
+const FINAL_STATUS_SET: ReadonlySet<string> = new Set(FINAL_EXECUTION_STATUSES);
+
+/** Whether `status` is final (see {@link FINAL_EXECUTION_STATUSES}). */
+export function isFinalExecutionStatus(status: string): boolean {
+  return FINAL_STATUS_SET.has(status);
+}
 
 /**
  * The error part of an execution record. Its code is one of the catalogues' (`SkillboxErrorCode`,
@@ -128,8 +164,46 @@ export interface ExecutionError {
   data?: unknown;
 }
 
+/** The statuses of an execution under way: it has no final state yet. */
+export type UnfinishedExecutionStatus = "queued" | "awaiting_approval" | "pending" | "running";
+
 /** The statuses of an execution that ended without an output: every final status but `success`. */
-export type ExecutionFailureStatus = Exclude<ExecutionStatus, "pending" | "running" | "success">;
+export type ExecutionFailureStatus = Exclude<ExecutionStatus, UnfinishedExecutionStatus | "success">;
+
+/** What a handler reports with `ctx.progress()`. */
+export interface ProgressReport {
+  /** How far the work is, in the unit of `total` (or any growing number without one). */
+  progress: number;
+  /** The value of `progress` at completion, when known. */
+  total?: number;
+  /** A short human-readable line (cut at 500 characters). */
+  message?: string;
+}
+
+/** The latest progress of an execution, as stored on its row. */
+export interface ExecutionProgress extends ProgressReport {
+  /** When it was reported (ISO 8601). */
+  at: string;
+}
+
+/** Why an execution waits for a person, and what was decided: part of the record. */
+export interface ExecutionApproval {
+  /** Why approval is needed, as the approver sees it. */
+  reason: string;
+  /** Who asked: `skill` (its manifest or `defineSkill`), `interceptor:<name>`, or `handler`. */
+  requestedBy: string;
+  requestedAt: string;
+  /** When the request lapses (the execution then ends `rejected`, `APPROVAL_EXPIRED`); null for never. */
+  expiresAt: string | null;
+  /** Null while it waits. */
+  decision: "approved" | "rejected" | "expired" | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  /** The reason of a rejection, or an approver's note. */
+  comment: string | null;
+  /** Whether the approver replaced the input (the new one was validated against the schema). */
+  inputEdited: boolean;
+}
 
 /** The fields every execution record has, whatever its status. */
 export interface ExecutionRecordFields {
@@ -146,6 +220,10 @@ export interface ExecutionRecordFields {
   attempts: number;
   /** Wall time in ms from start to the final state. */
   duration: number | null;
+  /** The latest `ctx.progress()` report, if any. */
+  progress: ExecutionProgress | null;
+  /** The approval asked for and its decision, for executions that needed one. */
+  approval: ExecutionApproval | null;
   createdAt: string;
   finishedAt: string | null;
 }
@@ -165,16 +243,16 @@ export interface FailedExecution extends ExecutionRecordFields {
   error: ExecutionError;
 }
 
-/** An execution that has not ended yet (a row read while it runs): no output, no error yet. */
+/** An execution that has not ended yet (queued, waiting for approval, running): no output, no error yet. */
 export interface UnfinishedExecution extends ExecutionRecordFields {
-  status: "pending" | "running";
+  status: UnfinishedExecutionStatus;
   output: null;
   error: null;
 }
 
 /**
  * One row of the audit trail (`skill_executions`), discriminated on `status`: `success` carries
- * the output, every other final status an `error` with a code, `pending`/`running` neither.
+ * the output, every other final status an `error` with a code, one under way neither.
  */
 export type SkillExecution<Output = unknown> =
   | SucceededExecution<Output>
@@ -218,6 +296,13 @@ export interface SkillContext {
   logger: SkillLogger;
   /** Runs another skill as a nested execution (recorded with this one as its parent) and returns its output. */
   call<Output = unknown>(reference: string, input: unknown): Promise<Output>;
+  /**
+   * Reports how far the work is: stored on the execution's row (the latest) and sent to every
+   * subscriber of its events. Never throws: a malformed report is dropped with a log line.
+   */
+  progress(report: ProgressReport): void;
+  /** The approval this execution was granted, on a run that needed one; else null. */
+  approval: ExecutionApproval | null;
   /**
    * The host running this execution, for cleanup of resources shared across executions. Present
    * in the host process (the inline runtime); absent in worker threads and containers, whose
@@ -268,4 +353,17 @@ export interface ExecuteOptions {
   waitSignal?: AbortSignal;
   /** Set by `ctx.call`; links the nested execution to its parent. */
   parentExecutionId?: string;
+  /** How long this execution may wait for approval, in ms (else the skill's, else the executor's). */
+  approvalTimeoutMs?: number;
+  /**
+   * Told of each progress report of this execution as the handler makes it (in order, in this
+   * process): what a front streams to its caller. A throw is logged, never the handler's failure.
+   */
+  onProgress?(progress: ExecutionProgress, executionId: string): void;
 }
+
+/** Options of `submit()`: those of `execute()` but the signals, since the caller does not wait. */
+export type SubmitOptions = Omit<
+  ExecuteOptions,
+  "signal" | "waitSignal" | "parentExecutionId" | "onProgress"
+>;

@@ -65,6 +65,21 @@ export interface ImportHandlerOptions {
 /** Imports a handler module and returns its handler; throws a `HANDLER_INVALID` `SkillboxError`. */
 export function importHandler(modulePath: string, options?: ImportHandlerOptions): Promise<SkillHandler>;
 
+/**
+ * Sends one task's progress reports through `send` as small plain copies (primitives only, the
+ * message cut at 500 characters; the host validates them), in order and bounded: a burst of 32 at
+ * once, then one per 50 ms, the latest replacing one still waiting; `close()` sends the one waiting.
+ */
+export class ProgressThrottle {
+  constructor(send: (report: unknown) => void);
+  /** Reports sent so far. */
+  readonly sent: number;
+  /** Takes one report; never throws. */
+  report(report: unknown): void;
+  /** Sends the report still waiting, if any; later reports are ignored. */
+  close(): void;
+}
+
 /** A logger writing one JSON line per entry to stderr. */
 export function createLogger(
   fields: Record<string, unknown>,

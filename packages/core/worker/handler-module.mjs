@@ -11,6 +11,7 @@ import { serializeError } from "../dist/errors/serialize-error.js";
 import { SkillboxError } from "../dist/errors/skillbox-error.js";
 import { HoistedImportGuard } from "./hoisted-import-guard.mjs";
 
+export { ProgressThrottle } from "./progress-throttle.mjs";
 export { HoistedImportGuard, SkillboxError, serializeError };
 
 /**

@@ -4,10 +4,11 @@
 // built files (`dist/errors`), which import nothing that a thread would not need.
 import { AsyncLocalStorage } from "node:async_hooks";
 import Module from "node:module";
-import { threadId } from "node:worker_threads";
+import { BroadcastChannel, threadId } from "node:worker_threads";
 import { reviveError } from "../dist/errors/revive-error.js";
 import { SkillboxError } from "../dist/errors/skillbox-error.js";
 import { createLogger, importHandler, serializeError } from "./handler-module.mjs";
+import { ProgressThrottle } from "./progress-throttle.mjs";
 
 // A handler's imports resolve from its own package, never from wherever the host was started:
 // pnpm's bin shims set NODE_PATH to the CLI's hoisted dependencies, which would hand a skill a
@@ -133,6 +134,22 @@ function createCall(port) {
 }
 
 /**
+ * Where this thread's `ctx.progress()` reports go: a channel of its own to the host (which opens
+ * the other end when it first sees the thread, `progress-channels.ts`), keyed by execution and
+ * attempt. Tinypool owns the thread's other ports (and fails a thread that posts on parentPort),
+ * and a channel per task would cost every task: this one opens on the first report, once.
+ */
+let progressChannel;
+
+function postProgress(executionId, attempt, report) {
+  if (progressChannel === undefined) {
+    progressChannel = new BroadcastChannel(`skillbox:progress:${threadId}`);
+    progressChannel.unref();
+  }
+  progressChannel.postMessage([executionId, attempt, report]);
+}
+
+/**
  * One task running on this thread: the scope its code runs in, and the one place its result is
  * settled — by the handler, or by an error that escapes while it runs, whichever comes first.
  */
@@ -140,6 +157,8 @@ class RunningTask {
   #task;
   #resolve;
   #settled = false;
+  /** Made on the task's first `ctx.progress()`: most tasks never report. */
+  #progress;
 
   constructor(task, skill, resolve) {
     this.#task = task;
@@ -153,19 +172,35 @@ class RunningTask {
     return `${this.skill.name}@${this.skill.version}`;
   }
 
+  /** Sends a report of the handler's while the task runs (one after it ended is ignored). */
+  progress(report) {
+    if (this.#settled) return;
+    if (this.#progress === undefined) {
+      const { executionId, attempt } = this.#task;
+      this.#progress = new ProgressThrottle((copy) => postProgress(executionId, attempt, copy));
+    }
+    this.#progress.report(report);
+  }
+
   /** Settles the task with `result` (a later call is ignored: the first outcome is the task's). */
   finish(result) {
     if (this.#settled) return;
     this.#settled = true;
     running = undefined;
     this.#task.port?.close();
+    if (this.#progress !== undefined) {
+      // The report still waiting goes before the result; the result says how many went, so the
+      // host, whose channel may deliver them after the result, waits for them.
+      this.#progress.close();
+      result = { ...result, progressSent: this.#progress.sent };
+    }
     this.#resolve(retiring ? { ...result, ...retirement() } : result);
   }
 }
 
 /**
- * One task: `{ code, introduce?, input, executionId, attempt, apiKeyId, sessionId, port? }` (the
- * host's `WorkerTask`) → `{ ok, output | error }`, plus `{ retire, threadId, strays }` once this
+ * One task: `{ code, introduce?, input, executionId, attempt, apiKeyId, sessionId, approval?, port? }`
+ * (the host's `WorkerTask`) → `{ ok, output | error, progressSent? }`, plus `{ retire, threadId, strays }` once this
  * thread must be replaced. A retiring thread refuses new tasks (`{ refused: true }`) without
  * running them, so the host can run them elsewhere; a task naming a skill version this thread was
  * not told about is answered `{ unknownCode: true }`, and comes again with `introduce`. A handler
@@ -189,7 +224,7 @@ export default function runSkillTask(task) {
     taskScope.run(record, () => {
       let result;
       try {
-        result = runHandler(task, code);
+        result = runHandler(task, code, record);
       } catch (error) {
         result = failure(error);
       }
@@ -210,16 +245,16 @@ function retirement() {
 }
 
 /** The task's result, or a promise of it when the module must load or the handler is async. */
-function runHandler(task, code) {
+function runHandler(task, code, record) {
   const handler = handlerOf(code.modulePath, code.codeHash);
-  if (typeof handler === "function") return callHandler(handler, task, code.skill);
-  return handler.then((loaded) => callHandler(loaded, task, code.skill), failure);
+  if (typeof handler === "function") return callHandler(handler, task, code.skill, record);
+  return handler.then((loaded) => callHandler(loaded, task, code.skill, record), failure);
 }
 
-function callHandler(handler, task, skill) {
+function callHandler(handler, task, skill, record) {
   let returned;
   try {
-    returned = handler(task.input, new WorkerContext(task, skill));
+    returned = handler(task.input, new WorkerContext(task, skill, record));
   } catch (error) {
     return failure(error);
   }
@@ -231,22 +266,32 @@ function callHandler(handler, task, skill) {
 
 /**
  * The handler's `ctx`, shaped as the inline runtime's: the execution's fields, and `signal`,
- * `logger` and `call` on the prototype, built on first use (most handlers touch none of them).
+ * `logger`, `call` and `progress` on the prototype, built on first use (most handlers touch none
+ * of them).
  */
 class WorkerContext {
   #port;
+  #record;
   #signal;
   #logger;
   #call;
 
-  constructor(task, skill) {
+  constructor(task, skill, record) {
     this.executionId = task.executionId;
     this.attempt = task.attempt;
     this.apiKeyId = task.apiKeyId;
     this.sessionId = task.sessionId;
+    // Sent only when granted: a task of a skill that needs no approval carries no field for it.
+    this.approval = task.approval ?? null;
     // A copy per task, as each task's own message was: what one handler does to it stays its own.
     this.skill = { id: skill.id, name: skill.name, version: skill.version };
     this.#port = task.port;
+    this.#record = record;
+  }
+
+  /** Reports how far the work is; never throws (the host drops a malformed report with a log line). */
+  progress(report) {
+    this.#record.progress(report);
   }
 
   /** Never aborted from inside: the host stops a worker skill by terminating its thread. */

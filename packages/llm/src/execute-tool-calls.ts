@@ -1,13 +1,13 @@
 import {
   type CallerError,
-  executionFailure,
   isSkillboxError,
   type Skill,
   type SkillExecutor,
   type SkillRegistry,
-  toCallerError,
 } from "@skillbox/core";
+import { executionToolResult, failedToolResult } from "./execution-tool-result.js";
 import { skillInputFromArguments } from "./parameters-schema.js";
+import type { ToolApprovalRequest } from "./tool-approval.js";
 import type { ToolCall } from "./tool-call.js";
 import { type NamedSkill, type ToolNameOptions, toolNameMap } from "./tool-name.js";
 
@@ -24,6 +24,12 @@ export interface ToolResult {
    */
   error?: CallerError;
   executionId?: string;
+  /**
+   * Set when the execution waits for a person (`awaiting_approval`): the call has no result for
+   * the model yet (`ok: false` without `error`; `toToolResults` leaves it out) until
+   * `resolveToolApprovals` answers it with the decision.
+   */
+  approval?: ToolApprovalRequest;
 }
 
 /** Options of {@link executeToolCalls}. */
@@ -47,14 +53,6 @@ export interface ExecuteToolCallsOptions extends ToolNameOptions {
 
 const DEFAULT_CONCURRENCY = 8;
 
-function failure(call: ToolCall, error: CallerError, executionId?: string, skill?: string): ToolResult {
-  // What a model reads is what any other caller gets: the caller view, never the stack.
-  const view = toCallerError(error, skill === undefined ? {} : { skill });
-  const result: ToolResult = { call, handled: true, ok: false, error: view };
-  if (executionId !== undefined) result.executionId = executionId;
-  return result;
-}
-
 async function executeOne(
   call: ToolCall,
   skill: { name: string; version?: string },
@@ -62,14 +60,14 @@ async function executeOne(
   registry: SkillRegistry,
 ): Promise<ToolResult> {
   if (call.error !== undefined) {
-    return failure(call, { code: "TOOL_ARGUMENTS_INVALID", message: call.error });
+    return failedToolResult(call, { code: "TOOL_ARGUMENTS_INVALID", message: call.error });
   }
   const owner = options.apiKeyId ?? "public";
   // Resolved here to know whether the input was wrapped as `{ input }`; execute runs this very skill.
   const resolved: Skill | null = registry.resolveVersion(skill.name, skill.version, owner);
   if (resolved === null) {
     const reference = skill.version === undefined ? skill.name : `${skill.name}@${skill.version}`;
-    return failure(call, {
+    return failedToolResult(call, {
       code: "SKILL_NOT_FOUND",
       message: `No skill ${reference} is available to this caller`,
     });
@@ -81,15 +79,11 @@ async function executeOne(
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    const error = executionFailure(execution);
-    if (error === undefined) {
-      return { call, handled: true, ok: true, output: execution.output, executionId: execution.id };
-    }
-    return failure(call, error, execution.id, `${execution.skillName}@${execution.skillVersion}`);
+    return executionToolResult(call, execution);
   } catch (error) {
     // `execute` rejects before an execution exists (skill removed meanwhile, executor closed).
-    if (isSkillboxError(error)) return failure(call, { code: error.code, message: error.message });
-    return failure(call, {
+    if (isSkillboxError(error)) return failedToolResult(call, { code: error.code, message: error.message });
+    return failedToolResult(call, {
       code: "HANDLER_ERROR",
       message: error instanceof Error ? error.message : String(error),
     });
@@ -105,6 +99,8 @@ async function executeOne(
  * - a call naming a skill the caller cannot see (another owner's, removed, wrong version) is
  *   `handled: true, ok: false` with `SKILL_NOT_FOUND` and never runs;
  * - a call whose arguments were not valid JSON is `TOOL_ARGUMENTS_INVALID` and never runs;
+ * - a call of a skill that needs approval carries `approval` (the execution waits at
+ *   `awaiting_approval`) and no result yet: answer it with `resolveToolApprovals`;
  * - a call naming any other tool is `handled: false` and left for the client to run.
  *
  * Failures never reject: they become results the model can read. Tool names are read through

@@ -13,7 +13,8 @@ function resultText(result: ToolResult): string {
 
 /**
  * The handled results as the messages (or input items) that answer the tool calls in the next
- * request. Unhandled results (client tools) are left out — the caller adds its own.
+ * request. Unhandled results (client tools) are left out — the caller adds its own — and so are
+ * calls awaiting approval (`approval` set): `resolveToolApprovals` gives their results.
  *
  * - `openai-chat`: one `{ role: "tool", tool_call_id, content }` message per result
  * - `openai-responses`: one `{ type: "function_call_output", call_id, output }` item per result
@@ -27,7 +28,7 @@ function resultText(result: ToolResult): string {
  */
 export function toToolResults(results: ToolResult[], format: ToolFormat): unknown[] {
   assertToolFormat(format);
-  const handled = results.filter((result) => result.handled);
+  const handled = results.filter((result) => result.handled && result.approval === undefined);
   if (handled.length === 0) return [];
   switch (format) {
     case "openai-chat":

@@ -10,6 +10,8 @@ const PUBLIC_EXPORTS = [
   "ToolCallAccumulator",
   "executeToolCalls",
   "extractToolCalls",
+  "resolveToolApprovals",
+  "resumeToolLoop",
   "runToolLoop",
   "toGeminiSchema",
   "toToolResults",

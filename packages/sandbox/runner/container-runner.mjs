@@ -2,21 +2,32 @@
 // no command of its own. Usage: node container-runner.mjs <handler module>
 // Loads the handler first and prints {"ready":true} (so a pre-started sandbox of a warm pool
 // is ready before its job arrives), then reads one job as JSON from stdin: { input, context },
-// and prints one result line: {"ok":true,"output":…} or {"ok":false,"error":{…}}. Everything
-// the handler prints goes to stderr, where JSON lines are the handler's log entries.
+// and prints one result line: {"ok":true,"output":…,"progressReports"?:n} or {"ok":false,…}.
+// Everything the handler prints goes to stderr, where JSON lines are the handler's log entries
+// and lines starting `\u001eskillbox:progress ` are its ctx.progress() reports (the host takes
+// them out of stderr as they come; `progressReports` says how many came before the result).
 import {
   createLogger,
   importHandler,
+  ProgressThrottle,
   packagePathOf,
   SkillboxError,
   serializeError,
 } from "@skillbox/core/handler-module";
 
 const writeResult = process.stdout.write.bind(process.stdout);
+const writeStderr = process.stderr.write.bind(process.stderr);
+// One write per report, as one line: a pipe takes a write of up to 4 KiB whole, so a report never
+// interleaves with what the handler prints. Reports are cut to well below that.
+const progress = new ProgressThrottle((report) => {
+  writeStderr(`\u001eskillbox:progress ${JSON.stringify(report ?? null)}\n`);
+});
 // The handler's console.log and stray writes must not corrupt the result line.
 process.stdout.write = process.stderr.write.bind(process.stderr);
 
 function finish(envelope) {
+  progress.close();
+  if (progress.sent > 0) envelope.progressReports = progress.sent;
   let line;
   try {
     line = JSON.stringify(envelope);
@@ -24,6 +35,7 @@ function finish(envelope) {
     line = JSON.stringify({
       ok: false,
       error: serializeError(new SkillboxError("OUTPUT_INVALID", `the output is not JSON: ${error.message}`)),
+      progressReports: envelope.progressReports,
     });
   }
   writeResult(`${line}\n`, () => process.exit(0));
@@ -70,11 +82,15 @@ if (loaded.error !== undefined) {
   const { context } = job;
   const ctx = {
     ...context,
+    approval: context.approval ?? null,
     signal: controller.signal,
     logger: createLogger({
       skill: `${context.skill.name}@${context.skill.version}`,
       executionId: context.executionId,
     }),
+    progress(report) {
+      progress.report(report);
+    },
     call() {
       return Promise.reject(
         new SkillboxError(

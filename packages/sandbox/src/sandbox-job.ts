@@ -1,4 +1,11 @@
-import { type Skill, SkillboxError, type SkillContext, type SkillLogger } from "@skillbox/core";
+import {
+  type ProgressReport,
+  type Skill,
+  SkillboxError,
+  type SkillContext,
+  type SkillLogger,
+} from "@skillbox/core";
+import { ProgressThrottle } from "@skillbox/core/handler-module";
 import { reviveError, type SerializedError } from "@skillbox/core/internal";
 import { missingImageError } from "./missing-image-error.js";
 import type { SandboxConfig, SandboxResult } from "./sandbox-types.js";
@@ -18,6 +25,8 @@ interface ResultLine {
   ok: boolean;
   output?: unknown;
   error?: SerializedError;
+  /** How many progress lines the runner printed on stderr before this line (absent: none). */
+  progressReports?: number;
 }
 
 /** How much of stderr an error message quotes. */
@@ -152,9 +161,40 @@ function jobInput(skill: Skill, plan: JobPlan, input: unknown, context: SkillCon
       attempt: context.attempt,
       apiKeyId: context.apiKeyId,
       sessionId: context.sessionId,
+      approval: context.approval ?? null,
       skill: { name: skill.name, version: skill.version },
     },
   });
+}
+
+/**
+ * Hands the sandbox's progress lines (`\u001eskillbox:progress {json}` on stderr) to
+ * `context.progress` while the attempt runs. Code in a sandbox may print them at any rate, past
+ * the runner's own limit: the host thins them the same way (a burst, then the latest per 50 ms).
+ * Close the returned throttle when the attempt settles: it sends the report still waiting.
+ */
+function forwardProgress(sandbox: StartedSandbox, context: SkillContext): ProgressThrottle {
+  const throttle = new ProgressThrottle((report) => {
+    if (!context.signal.aborted) context.progress(report as ProgressReport);
+  });
+  let warned = false;
+  sandbox.onControlLine = (kind, payload) => {
+    if (kind !== "progress") return;
+    let report: unknown;
+    try {
+      report = JSON.parse(payload);
+    } catch {
+      if (!warned) {
+        warned = true;
+        context.logger.warn("the sandbox printed a progress line that is not JSON; it was dropped", {
+          line: payload.slice(0, 200),
+        });
+      }
+      return;
+    }
+    throttle.report(report);
+  };
+  return throttle;
 }
 
 /**
@@ -170,17 +210,30 @@ export async function runSandboxJob(
   context: SkillContext,
 ): Promise<unknown> {
   const line = plan.mode === "handler" ? resultLine(sandbox) : undefined;
-  sandbox.send(jobInput(skill, plan, input, context), context.signal);
-  sandbox.result.then(
-    (result) => forwardLogs(result.stderr, context.logger),
-    () => {},
-  );
-  const answer = await line;
-  if (answer !== undefined) {
-    if (answer.ok) return answer.output;
-    throw reviveError(answer.error ?? { message: "the sandbox runner reported no error" });
+  const progress = forwardProgress(sandbox, context);
+  try {
+    sandbox.send(jobInput(skill, plan, input, context), context.signal);
+    sandbox.result.then(
+      (result) => forwardLogs(result.stderr, context.logger),
+      () => {},
+    );
+    const answer = await line;
+    if (answer !== undefined) {
+      // Printed before the answer, on stderr: they may still be on their way.
+      if (answer.progressReports !== undefined) await sandbox.untilControlLines(answer.progressReports);
+      if (answer.ok) return answer.output;
+      throw reviveError(answer.error ?? { message: "the sandbox runner reported no error" });
+    }
+    return answerOf(skill, plan, await sandbox.result);
+  } finally {
+    // Sends the report still waiting, before the attempt settles; later lines are dropped.
+    progress.close();
+    sandbox.onControlLine = undefined;
   }
-  const result = await sandbox.result;
+}
+
+/** The outcome of a sandbox that ended without a result line (a command, or a runner that died). */
+function answerOf(skill: Skill, plan: JobPlan, result: SandboxResult): unknown {
   if (result.truncated && result.exitCode === 0 && !result.killed) throw outputTooLarge(skill);
   if (result.exitCode !== 0 || result.killed || plan.mode === "handler") throw failure(skill, result, plan);
   return parseCommandOutput(skill, result);

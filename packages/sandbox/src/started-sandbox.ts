@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { SkillboxError } from "@skillbox/core";
+import { ControlLineFilter } from "./control-lines.js";
 import { OutputCapture } from "./output-capture.js";
 import type { SandboxProvider, SandboxResult, SandboxSpec } from "./sandbox-types.js";
 
@@ -29,6 +30,15 @@ export class StartedSandbox {
   private readonly ended: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; error?: Error }>;
   private readonly stdout: OutputCapture;
   private readonly stderr: OutputCapture;
+  /** Takes the control lines out of stderr (`control-lines.ts`); the rest goes to `stderr`. */
+  private readonly stderrFilter: ControlLineFilter;
+  private stderrEnded = false;
+  private readonly controlWaiters: Array<{ count: number; resolve: () => void }> = [];
+  /**
+   * Hears each control line the sandbox prints on stderr (`\u001eskillbox:<kind> <payload>`) as it
+   * comes; lines before one is set are dropped. Control lines never reach `result.stderr`.
+   */
+  onControlLine: ((kind: string, payload: string) => void) | undefined;
   /** Complete stdout lines not yet read, and the readers waiting for one. */
   private readonly lines: string[] = [];
   private partialLine = "";
@@ -69,8 +79,42 @@ export class StartedSandbox {
       this.stdout.append(chunk);
       this.splitLines(chunk);
     });
-    this.subprocess.stderr?.on("data", (chunk: Buffer) => this.stderr.append(chunk));
+    this.stderrFilter = new ControlLineFilter(
+      (chunk) => this.stderr.append(chunk),
+      (kind, payload) => this.controlLine(kind, payload),
+    );
+    this.subprocess.stderr?.on("data", (chunk: Buffer) => this.stderrFilter.write(chunk));
+    this.subprocess.stderr?.once("end", () => this.endStderr());
     this.result = this.settle();
+  }
+
+  /**
+   * Resolves once `count` control lines were seen on stderr, or stderr ended first: a result on
+   * stdout may overtake the control lines printed before it, which travel on another pipe.
+   */
+  untilControlLines(count: number): Promise<void> {
+    if (this.stderrFilter.count >= count || this.stderrEnded) return Promise.resolve();
+    return new Promise((resolve) => this.controlWaiters.push({ count, resolve }));
+  }
+
+  private controlLine(kind: string, payload: string): void {
+    try {
+      this.onControlLine?.(kind, payload);
+    } catch {
+      // A listener's failure is its own: the sandbox's output keeps flowing.
+    }
+    if (this.controlWaiters.length === 0) return;
+    const count = this.stderrFilter.count;
+    for (const waiter of this.controlWaiters.filter((candidate) => candidate.count <= count)) {
+      this.controlWaiters.splice(this.controlWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+
+  private endStderr(): void {
+    this.stderrFilter.end();
+    this.stderrEnded = true;
+    for (const waiter of this.controlWaiters.splice(0)) waiter.resolve();
   }
 
   /** Whether the process is still running. */
@@ -167,6 +211,8 @@ export class StartedSandbox {
     this.exited = true;
     clearTimeout(this.timer);
     for (const waiter of this.lineWaiters.splice(0)) waiter(undefined);
+    // The streams closed with the process ('close' follows them): nothing more comes on stderr.
+    if (!this.stderrEnded) this.endStderr();
     if (outcome.error !== undefined) {
       await this.provider.finish?.(this.spec, 1).catch(() => {});
       throw new SkillboxError(

@@ -15,6 +15,7 @@ export { type A2aRequestHandlerOptions, createA2aRequestHandler } from "./a2a/cr
 export { readSkillCall, type SkillCall } from "./a2a/read-skill-call.js";
 export { SkillAgentExecutor, type SkillAgentExecutorOptions } from "./a2a/skill-agent-executor.js";
 export { createHttpApp, type HttpAppOptions } from "./http/create-http-app.js";
+export type { ExecutionEventsOptions } from "./http/execution-event-stream.js";
 export type { HttpErrorBody } from "./http/http-error.js";
 export { parseApiKeys } from "./http/parse-api-keys.js";
 export type { LatestSkillView, SkillView } from "./http/skill-view.js";

@@ -8,7 +8,7 @@ import { defineErrorCodes, type ErrorCodeOf } from "@skillbox/core";
 export const SERVER_ERROR_CODES = defineErrorCodes({
   API_KEYS_INVALID: {
     description:
-      "An API key entry (`SKILLBOX_API_KEYS` as `key:owner,…`, or the `apiKeys` option) is malformed, empty or repeated.",
+      "An API key entry (`SKILLBOX_API_KEYS` as `key:owner,…` or `key:owner+approver,…`, or the `apiKeys` option) is malformed, empty or repeated.",
   },
   AUTH_REQUIRED: {
     description: "The server has API keys and the request sent none: send `Authorization: Bearer <key>`.",
@@ -18,7 +18,7 @@ export const SERVER_ERROR_CODES = defineErrorCodes({
   },
   FORBIDDEN: {
     description:
-      "The caller may see the skill but does not own it, so it may not enable, disable or delete it.",
+      "The caller may see the skill but does not own it, so it may not enable, disable or delete it; or a key without the approver role (`owner+approver`) approves or rejects an execution (without keys: a peer that is not loopback).",
   },
   HOST_NOT_ALLOWED: {
     description: "A server without API keys answers only requests addressed to a loopback host name.",
@@ -26,7 +26,6 @@ export const SERVER_ERROR_CODES = defineErrorCodes({
   NOT_FOUND: {
     description: "No route matches the request, or a folder a CLI command names does not exist.",
   },
-  EXECUTION_NOT_FOUND: { description: "No execution with this id belongs to the caller." },
   REQUEST_INVALID: {
     description: "The request's body, query or path is malformed; the message names the field.",
   },

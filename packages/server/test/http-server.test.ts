@@ -79,6 +79,14 @@ describe("parseApiKeys", () => {
     expect(parseApiKeys("")).toEqual({});
   });
 
+  it("keeps an owner's +approver suffix for createHttpApp to read, and owners with ':' as they were", () => {
+    expect(parseApiKeys("k1:alice,k2:alice+approver,k3:team:ops+approver")).toEqual({
+      k1: "alice",
+      k2: "alice+approver",
+      k3: "team:ops+approver",
+    });
+  });
+
   it("keeps a key named __proto__ as an ordinary entry", () => {
     const keys = parseApiKeys("__proto__:alice");
 
@@ -91,6 +99,7 @@ describe("parseApiKeys", () => {
     ["k1:alice,:bob", "entry 2", "empty key"],
     ["k1:alice,k2:", "entry 2", "empty owner"],
     ["k1:alice,k1:bob", "entry 2", "repeats a key"],
+    ["k1:alice,k2:+approver", "entry 2", 'empty owner before "+approver"'],
     ["bad key:alice", "entry 1", "whitespace"],
   ])("refuses %j, naming the entry", (text, entry, problem) => {
     let error: unknown;

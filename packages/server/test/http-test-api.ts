@@ -1,4 +1,4 @@
-import type { SkillRegistration } from "@skillbox/core";
+import type { SkillHostOptions, SkillRegistration } from "@skillbox/core";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach } from "vitest";
 import { createHttpApp, type HttpAppOptions, type RunningHttpServer, startHttpServer } from "../src/index.js";
@@ -26,6 +26,11 @@ export interface TestApi {
   host: TemporaryHost;
   server: RunningHttpServer;
   call(method: string, path: string, options?: CallOptions): Promise<ApiResponse>;
+  /**
+   * Resolves once a request for `path` (path and query, exactly) has reached the app — for a test
+   * that must know a long request is being served before it acts.
+   */
+  arrival(path: string): Promise<void>;
 }
 
 /** The echo skill most tests run: `{ msg }` in, `{ echoed }` out. */
@@ -53,9 +58,12 @@ export function echoSkill(overrides: Partial<SkillRegistration> = {}): SkillRegi
 /**
  * Registers an `afterEach` that closes every server and host started through the returned
  * function, and returns that function: it starts `createHttpApp` on 127.0.0.1, port 0, over a
- * fresh temporary host whose executor has the `echo` handler.
+ * fresh temporary host (made with `hostOptions`) whose executor has the `echo` handler.
  */
-export function useTestApi(): (options?: Omit<HttpAppOptions, "registry" | "executor">) => Promise<TestApi> {
+export function useTestApi(): (
+  options?: Omit<HttpAppOptions, "registry" | "executor">,
+  hostOptions?: Omit<SkillHostOptions, "database">,
+) => Promise<TestApi> {
   const started: TestApi[] = [];
   afterEach(async () => {
     for (const api of started.splice(0)) {
@@ -63,14 +71,21 @@ export function useTestApi(): (options?: Omit<HttpAppOptions, "registry" | "exec
       await api.host.dispose();
     }
   });
-  return async (options = {}) => {
-    const host = createTemporaryHost();
+  return async (options = {}, hostOptions = {}) => {
+    const host = createTemporaryHost(hostOptions);
     host.executor.registerHandler("echo", (input: { msg: string }) => ({ echoed: input.msg }));
     const app = createHttpApp({ registry: host.registry, executor: host.executor, ...options });
+    const arrivals = new Map<string, () => void>();
+    // The adapter passes its bindings (the Node request, for the client's signal) as a second argument.
+    const fetchThrough = (request: Request, bindings?: unknown) => {
+      const url = new URL(request.url);
+      arrivals.get(url.pathname + url.search)?.();
+      return app.fetch(request, bindings);
+    };
     let server: RunningHttpServer;
     try {
       server = await startHttpServer({
-        fetch: app.fetch,
+        fetch: fetchThrough as (request: Request) => Response | Promise<Response>,
         port: 0,
         apiKeysConfigured: Object.keys(options.apiKeys ?? {}).length > 0,
       });
@@ -81,6 +96,9 @@ export function useTestApi(): (options?: Omit<HttpAppOptions, "registry" | "exec
     const api: TestApi = {
       host,
       server,
+      arrival(path) {
+        return new Promise<void>((resolve) => arrivals.set(path, resolve));
+      },
       async call(method, path, callOptions = {}) {
         const headers: Record<string, string> = { ...callOptions.headers };
         if (callOptions.key !== undefined) headers.authorization = `Bearer ${callOptions.key}`;

@@ -35,13 +35,17 @@ export function resolveCommandConfig(command: Command, dirs: string[] = []): Pro
   });
 }
 
-/** Runs `work` with a host over the configured database, closing it afterwards whatever happens. */
+/**
+ * Runs `work` with a host over the configured database, closing it afterwards whatever happens.
+ * The host never runs queued executions (`queue: false`): a one-shot command would start work
+ * and then cut it short; `dev`, `serve` and `mcp` are the hosts that run them.
+ */
 export async function withHost<Result>(
   config: ResolvedConfig,
   work: (host: CliHost) => Promise<Result>,
   options: CliHostOptions = {},
 ): Promise<Result> {
-  const host = openCliHost(config, options);
+  const host = openCliHost(config, { queue: false, ...options });
   try {
     return await work(host);
   } finally {

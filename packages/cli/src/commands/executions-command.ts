@@ -2,6 +2,7 @@ import {
   EXECUTION_STATUSES,
   type ExecutionStatus,
   type ExecutionSummary,
+  isFinalExecutionStatus,
   SkillboxError,
 } from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
@@ -9,6 +10,7 @@ import { formatTable } from "../terminal/format-table.js";
 import { printExecution } from "../terminal/print-execution.js";
 import type { Colors } from "../terminal/terminal.js";
 import { type CommandContext, resolveCommandConfig, withHost } from "./command-context.js";
+import { watchExecutionList, watchOneExecution } from "./watch-executions.js";
 
 interface ExecutionsOptions {
   skill?: string;
@@ -16,6 +18,7 @@ interface ExecutionsOptions {
   owner?: string;
   limit: number;
   json?: boolean;
+  watch?: boolean;
 }
 
 const STATUSES: readonly ExecutionStatus[] = EXECUTION_STATUSES;
@@ -38,16 +41,42 @@ function parseLimit(value: string): number {
   return limit;
 }
 
+/** The latest progress as the listing shows it: a percentage when it has a total. */
+function progressSuffix(progress: ExecutionSummary["progress"]): string {
+  if (progress === null || progress === undefined) return "";
+  if (progress.total === undefined || !(progress.total > 0)) return ` ${progress.progress}`;
+  return ` ${Math.floor((Math.min(progress.progress, progress.total) / progress.total) * 100)}%`;
+}
+
 function statusCell(execution: ExecutionSummary, colors: Colors): string {
   if (execution.status === "success") return colors.green(execution.status);
-  if (execution.status === "running" || execution.status === "pending") return colors.cyan(execution.status);
+  if (!isFinalExecutionStatus(execution.status)) {
+    const paint = execution.status === "awaiting_approval" ? colors.yellow : colors.cyan;
+    return paint(`${execution.status}${progressSuffix(execution.progress)}`);
+  }
   return colors.red(execution.error ? `${execution.status} ${execution.error.code}` : execution.status);
+}
+
+/** The listing's table lines. */
+function tableLines(executions: ExecutionSummary[], colors: Colors): string[] {
+  const rows = executions.map((execution) => [
+    execution.id,
+    execution.createdAt.replace("T", " ").slice(0, 19),
+    `${execution.skillName}@${execution.skillVersion}`,
+    statusCell(execution, colors),
+    execution.duration === null ? "-" : `${execution.duration.toFixed(1)} ms`,
+    String(execution.attempts),
+    execution.apiKeyId,
+  ]);
+  const headers = ["ID", "CREATED (UTC)", "SKILL", "STATUS", "DURATION", "ATTEMPTS", "CALLER"];
+  return formatTable(headers, rows, colors);
 }
 
 /**
  * `skillbox executions`: the audit trail, newest first, as summaries (bodies as previews);
  * `skillbox executions <id>` shows one execution: input, output, error, attempts, timings, and
- * its parent and children (`ctx.call`); with `--json`, its full record.
+ * its parent and children (`ctx.call`); with `--json`, its full record. `--watch` follows the
+ * changes (see `watch-executions.ts`).
  */
 export function registerExecutionsCommand(program: Command, context: CommandContext): void {
   program
@@ -65,8 +94,22 @@ export function registerExecutionsCommand(program: Command, context: CommandCont
       "--json",
       "print the execution summaries as JSON (bodies as previews), or with an id its full record",
     )
+    .option(
+      "--watch",
+      "follow changes until Ctrl-C: on a terminal the list redraws; elsewhere one line per change (--json: one event per line); with an id, until it ends",
+    )
     .action(async (id: string | undefined, options: ExecutionsOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
+      if (options.watch && id !== undefined) {
+        await watchOneExecution(context, config, id, { json: options.json });
+        return;
+      }
+      if (options.watch) {
+        await watchExecutionList(context, config, options, (executions) =>
+          tableLines(executions, context.terminal.colors),
+        );
+        return;
+      }
       if (id !== undefined) {
         const view = await withHost(config, async (host) => {
           const execution = host.executor.getExecution(id);
@@ -108,17 +151,6 @@ export function registerExecutionsCommand(program: Command, context: CommandCont
         terminal.print("no executions recorded");
         return;
       }
-      const { colors } = terminal;
-      const rows = executions.map((execution) => [
-        execution.id,
-        execution.createdAt.replace("T", " ").slice(0, 19),
-        `${execution.skillName}@${execution.skillVersion}`,
-        statusCell(execution, colors),
-        execution.duration === null ? "-" : `${execution.duration.toFixed(1)} ms`,
-        String(execution.attempts),
-        execution.apiKeyId,
-      ]);
-      const headers = ["ID", "CREATED (UTC)", "SKILL", "STATUS", "DURATION", "ATTEMPTS", "CALLER"];
-      for (const line of formatTable(headers, rows, colors)) terminal.print(line);
+      for (const line of tableLines(executions, terminal.colors)) terminal.print(line);
     });
 }

@@ -1,7 +1,12 @@
-import { executionFailure, SkillboxError } from "@skillbox/core";
-import { type Command, InvalidArgumentError } from "commander";
+import type { SkillExecution } from "@skillbox/core";
+import type { Command } from "commander";
+import type { CliHost } from "../host/open-cli-host.js";
 import { withSkillNameSuggestions } from "../host/suggest-skill-names.js";
+import { parseMilliseconds } from "../input/parse-milliseconds.js";
 import { readRunInput } from "../input/read-run-input.js";
+import { followProgress } from "../terminal/follow-progress.js";
+import { printOutcome } from "../terminal/print-outcome.js";
+import type { Progress } from "../terminal/terminal.js";
 import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./command-context.js";
 
 interface RunOptions {
@@ -10,25 +15,42 @@ interface RunOptions {
   timeout?: number;
   session?: string;
   json?: boolean;
+  async?: boolean;
 }
 
-function parseMilliseconds(value: string): number {
-  const milliseconds = Number(value);
-  if (!Number.isInteger(milliseconds) || milliseconds <= 0) {
-    throw new InvalidArgumentError("must be a positive whole number of milliseconds");
-  }
-  return milliseconds;
+/**
+ * Follows the progress of the execution this command starts: the first top-level execution
+ * the host starts is it (`ctx.call` children have a parent). Returns the function that stops.
+ */
+function followStartedExecution(host: CliHost, progress: Progress, label: string): () => void {
+  if (!progress.live) return () => {};
+  let stopFollowing = () => {};
+  const onStarted = (execution: SkillExecution) => {
+    if (execution.parentExecutionId !== null) return;
+    host.executor.off("started", onStarted);
+    stopFollowing = followProgress(host.executor, execution.id, progress, label);
+  };
+  host.executor.on("started", onStarted);
+  return () => {
+    host.executor.off("started", onStarted);
+    stopFollowing();
+  };
 }
 
 /**
  * `skillbox run <name[@range]>`: loads the folders (`--dir` or the config's), executes once
  * (recorded in the audit trail like any other call) and prints the output; a failed execution
- * prints its code and exits 1.
+ * prints its code and exits 1, one that awaits approval prints its id and exits 3. `--async`
+ * submits it instead, prints the id and exits 0: a serving host (`skillbox serve` or `dev` on
+ * the same database) runs it, and `skillbox wait <id>` prints the result. This command's own
+ * host never runs queued work (see `withHost`).
  */
 export function registerRunCommand(program: Command, context: CommandContext): void {
   program
     .command("run")
-    .description("execute a skill and print its output (exit 1 when the execution fails)")
+    .description(
+      "execute a skill and print its output (exit 1 when the execution fails, 3 when it awaits approval)",
+    )
     .argument(
       "<skill>",
       "skill name, optionally with a version range (echo@^1); --dir <folder> to load another folder",
@@ -38,41 +60,49 @@ export function registerRunCommand(program: Command, context: CommandContext): v
     .option("--timeout <ms>", "per-attempt timeout; can only lower the skill's own", parseMilliseconds)
     .option("--session <id>", "session id recorded with the execution")
     .option("--json", "print the whole execution record")
+    .option(
+      "--async",
+      "submit the execution and print its id; a `skillbox serve` or `dev` on this database runs it (`skillbox wait <id>` for the result)",
+    )
     .action(async (reference: string, options: RunOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
       // Read before loading: a bad --input should fail fast, not after the folders loaded.
       const input = await readRunInput(options);
       const { terminal } = context;
+      const executeOptions = {
+        apiKeyId: config.owner,
+        sessionId: options.session,
+        timeoutMs: options.timeout,
+      };
+      const suggest = (host: CliHost, error: unknown) =>
+        withSkillNameSuggestions(error, reference, () =>
+          host.registry.list(config.owner).map((skill) => skill.name),
+        );
+      if (options.async) {
+        const submitted = await withLoadedSkills(context, config, async (host) => {
+          try {
+            const id = await host.executor.submit(reference, input, executeOptions);
+            return options.json ? host.executor.getExecution(id) : id;
+          } catch (error) {
+            throw suggest(host, error);
+          }
+        });
+        if (typeof submitted === "string") terminal.print(submitted);
+        else terminal.printJson(submitted);
+        return;
+      }
       const execution = await withLoadedSkills(context, config, async (host) => {
         const progress = terminal.progress(`running ${reference}`);
+        const stopFollowing = followStartedExecution(host, progress, reference);
         try {
-          return await host.executor.execute(reference, input, {
-            apiKeyId: config.owner,
-            sessionId: options.session,
-            timeoutMs: options.timeout,
-          });
+          return await host.executor.execute(reference, input, executeOptions);
         } catch (error) {
-          throw withSkillNameSuggestions(error, reference, () =>
-            host.registry.list(config.owner).map((skill) => skill.name),
-          );
+          throw suggest(host, error);
         } finally {
+          stopFollowing();
           progress.stop();
         }
       });
-      if (options.json) terminal.printJson(execution);
-      const error = executionFailure(execution);
-      if (error === undefined) {
-        if (!options.json) terminal.printJson(execution.output ?? null);
-        return;
-      }
-      // Runtimes and the executor often name the skill already (`boxed@0.1.0 exited …`): name it once.
-      const label = `${execution.skillName}@${execution.skillVersion}`;
-      terminal.fail(
-        new SkillboxError(
-          error.code,
-          error.message.startsWith(label) ? error.message : `${label}: ${error.message}`,
-        ),
-      );
-      context.exitCode = 1;
+      printOutcome(context, execution, options.json === true);
     });
 }

@@ -7,8 +7,9 @@ export interface SkillboxServerConfig {
   /** Interface to bind (default `127.0.0.1`). `--host` and `SKILLBOX_HOST` win over it. */
   host?: string;
   /**
-   * API key → owner id. A request's key decides whose skills it sees. `SKILLBOX_API_KEYS`
-   * (`"key1:owner1,key2:owner2"`) wins over it, so secrets can stay out of the file.
+   * API key → owner id. A request's key decides whose skills it sees; an owner written
+   * `"owner+approver"` may also approve and reject that owner's executions. `SKILLBOX_API_KEYS`
+   * (`"key1:owner1,key2:owner2+approver"`) wins over it, so secrets can stay out of the file.
    */
   apiKeys?: Record<string, string>;
   /** Largest request body accepted, in bytes (default: the server's). */

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import {
   executionFailure,
+  isFinalExecutionStatus,
   type Skill,
   type SkillExample,
   type SkillExecution,
@@ -41,7 +42,8 @@ function asJson(value: unknown): unknown {
  * Runs each example of `skill` through the executor — interceptors, schema checks, audit trail
  * and all. An example with `output` passes when the output is deep-equal to it; one without
  * passes when the execution succeeds, which means the output matched the output schema (the
- * executor checks it).
+ * executor checks it). An example whose execution awaits approval fails (`EXAMPLE_NEEDS_APPROVAL`)
+ * and its execution is rejected.
  */
 export async function runSkillExamples(
   executor: SkillExecutor,
@@ -87,6 +89,22 @@ export async function runSkillExamples(
       status: execution.status,
       duration: execution.duration,
     } as const;
+    if (!isFinalExecutionStatus(execution.status)) {
+      // `test` gives no approvals: the example fails, and its execution is rejected rather than
+      // left waiting for a person nobody asked.
+      await executor
+        .reject(execution.id, { by: "skillbox test", reason: "skillbox test does not approve executions" })
+        .catch(() => undefined);
+      results.push({
+        ...base,
+        passed: false,
+        failure: {
+          code: "EXAMPLE_NEEDS_APPROVAL",
+          message: `${skill.name}@${skill.version} needs approval, which skillbox test does not give; run the example with \`skillbox run\` and \`skillbox approve\``,
+        },
+      });
+      continue;
+    }
     const error = executionFailure(execution);
     if (error !== undefined) {
       results.push({ ...base, passed: false, failure: { code: error.code, message: error.message } });

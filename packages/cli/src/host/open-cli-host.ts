@@ -20,6 +20,12 @@ export interface CliHostOptions {
   logger?: SkillLogger;
   /** Where warm-pool start failures are reported. */
   onWarmPoolError?: (error: unknown, skillLabel: string) => void;
+  /**
+   * `false`: this host never runs queued (submitted or approved) executions — for one-shot
+   * commands, which would otherwise start work they cannot see to the end. Default: the
+   * executor's background queue, for the serving hosts (`dev`, `serve`, `mcp`).
+   */
+  queue?: false;
 }
 
 /** The registry, executor and container runtime a command works with, over the configured database. */
@@ -57,6 +63,7 @@ export function openCliHost(config: ResolvedConfig, options: CliHostOptions = {}
     runtimes: [containerRuntime],
     logger: options.logger ?? createConsoleLogger(),
     maxAttemptTimeoutMs: config.executor.maxAttemptTimeoutMs,
+    ...(options.queue === false ? { queue: false as const } : {}),
   });
   let closing: Promise<void> | undefined;
   return {

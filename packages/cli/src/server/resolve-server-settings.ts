@@ -51,7 +51,7 @@ export function resolveServerAddress(config: ResolvedConfig, flags: ServerAddres
 }
 
 /**
- * API keys (key → owner): `SKILLBOX_API_KEYS` ("key1:owner1,key2:owner2") when set, so secrets
+ * API keys (key → owner, `owner+approver` for a key that may approve): `SKILLBOX_API_KEYS` ("key1:owner1,key2:owner2") when set, so secrets
  * can stay out of the config file, else the file's `server.apiKeys`; undefined when neither.
  */
 export function resolveApiKeys(

@@ -78,6 +78,9 @@ export async function serveSkills(
   const cleanups: { name: string; run: () => Promise<void> }[] = [];
   try {
     const host = openCliHost(config, { logger: log.logger });
+    // At once: the background queue may run what was queued (`run --async`, approvals) while
+    // the folders still load.
+    host.executor.on("finished", (execution) => log.executed(execution));
     const grace = { graceMs: config.executor.shutdownGraceMs };
     cleanups.push({ name: "host", run: () => host.close(grace) });
     log.line("database", displayPath(config.database));
@@ -86,7 +89,6 @@ export async function serveSkills(
     for (const entry of folders.report.loaded) log.loaded(entry);
     for (const warning of folders.report.warnings) terminal.warn(warning.code, warning.message);
     for (const failure of folders.report.failed) log.failed(failure);
-    host.executor.on("finished", (execution) => log.executed(execution));
     const skillIds = folders.report.loaded.flatMap((entry) =>
       entry.skillId === undefined ? [] : [entry.skillId],
     );

@@ -1,4 +1,5 @@
-import type { ExecutionSummary, SkillExecution } from "@skillbox/core";
+import { type ExecutionSummary, isFinalExecutionStatus, type SkillExecution } from "@skillbox/core";
+import { formatProgress } from "./format-progress.js";
 import type { Colors, Terminal } from "./terminal.js";
 
 /** One execution as `skillbox executions <id>` shows it, with its parent and children. */
@@ -12,7 +13,8 @@ export interface ExecutionView {
 
 function statusText(execution: { status: string }, colors: Colors): string {
   if (execution.status === "success") return colors.green(execution.status);
-  if (execution.status === "running" || execution.status === "pending") return colors.cyan(execution.status);
+  if (execution.status === "awaiting_approval") return colors.yellow(execution.status);
+  if (!isFinalExecutionStatus(execution.status)) return colors.cyan(execution.status);
   return colors.red(execution.status);
 }
 
@@ -51,6 +53,23 @@ export function printExecution(terminal: Terminal, view: ExecutionView): void {
   field("caller", execution.apiKeyId);
   if (execution.sessionId !== null) field("session", execution.sessionId);
   if (execution.idempotencyKey !== null) field("idempotency", execution.idempotencyKey);
+  const { approval, progress } = execution;
+  if (approval !== null && approval !== undefined) {
+    field("approval", approval.reason);
+    if (approval.decision === null) {
+      const expires = approval.expiresAt === null ? "" : `, expires ${timeText(approval.expiresAt)}`;
+      field(
+        "",
+        colors.yellow(`awaiting: skillbox approve ${execution.id} / reject ${execution.id}${expires}`),
+      );
+    } else {
+      const by = approval.decidedBy === null ? "" : ` by ${approval.decidedBy}`;
+      const comment = approval.comment === null ? "" : `: ${approval.comment}`;
+      const edited = approval.inputEdited ? " (input edited)" : "";
+      field("", `${approval.decision}${by} at ${timeText(approval.decidedAt)}${edited}${comment}`);
+    }
+  }
+  if (progress !== null && progress !== undefined) field("progress", formatProgress(progress));
   field("attempts", String(execution.attempts));
   field("started", timeText(execution.createdAt));
   field("finished", timeText(execution.finishedAt));

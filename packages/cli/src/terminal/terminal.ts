@@ -7,6 +7,8 @@ export type Colors = ReturnType<typeof pc.createColors>;
 
 /** A progress line on stderr; does nothing when stderr is not a terminal. */
 export interface Progress {
+  /** Whether anything is shown: false off a terminal, where updates are not worth computing. */
+  readonly live: boolean;
   update(text: string): void;
   stop(): void;
 }
@@ -29,6 +31,10 @@ export interface Terminal {
   fail(error: unknown): void;
   /** Starts a spinner line on stderr (only when stderr is a terminal). */
   progress(text: string): Progress;
+  /** Whether stdout is a terminal a view can be redrawn on (`executions --watch`). */
+  readonly interactive: boolean;
+  /** Replaces what the screen shows with `lines` (stdout); only meaningful when `interactive`. */
+  redraw(lines: string[]): void;
 }
 
 /**
@@ -42,7 +48,10 @@ function colorsFor(stream: NodeJS.WriteStream): Colors {
   return pc.createColors(enabled);
 }
 
-const NO_PROGRESS: Progress = { update() {}, stop() {} };
+const NO_PROGRESS: Progress = { live: false, update() {}, stop() {} };
+
+/** Cursor home, then clear the screen: the whole view is written again. */
+const CLEAR_SCREEN = "\x1b[H\x1b[2J";
 
 /** The process's terminal. */
 export function createTerminal(): Terminal {
@@ -62,6 +71,11 @@ export function createTerminal(): Terminal {
       process.stdout.write(`${line}\n`);
     },
     printJson: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    interactive: process.stdout.isTTY === true && process.env.TERM !== "dumb",
+    redraw: (lines) => {
+      spinner?.clear();
+      process.stdout.write(`${CLEAR_SCREEN}${lines.map((line) => `${line}\n`).join("")}`);
+    },
     printDiagnostic,
     warn: (code, message) =>
       printDiagnostic(formatErrorLine(diagnosticColors.yellow("warning"), code, message, diagnosticColors)),
@@ -75,6 +89,7 @@ export function createTerminal(): Terminal {
       const started = yoctoSpinner({ text, stream: process.stderr, handleSignals }).start();
       spinner = started;
       return {
+        live: true,
         update: (next) => {
           started.text = next;
         },

@@ -163,6 +163,66 @@ const MIGRATIONS: readonly Migration[] = [
         WHERE json_valid(metadata) AND json_type(metadata, '$.examples') = 'array';
     `,
   },
+  {
+    version: 5,
+    description: "durable executions: the queue, approvals, progress and execution events",
+    sql: `
+      -- What a skill declares about its background runs: approval, its own concurrency limit,
+      -- and whether a run its host lost may simply run again.
+      ALTER TABLE skills ADD COLUMN approval TEXT;
+      ALTER TABLE skills ADD COLUMN approval_timeout_ms INTEGER;
+      ALTER TABLE skills ADD COLUMN concurrency INTEGER;
+      ALTER TABLE skills ADD COLUMN idempotent INTEGER NOT NULL DEFAULT 0;
+
+      -- The latest progress report and the approval (asked and decided) are part of the record.
+      ALTER TABLE skill_executions ADD COLUMN progress TEXT;
+      ALTER TABLE skill_executions ADD COLUMN approval TEXT;
+
+      -- One row per execution that lives beyond the call that started it (submitted, or waiting
+      -- for approval): what it runs with — the caller's raw input, never redacted, so it is kept
+      -- here and not in the audit columns — until it ends, when the row goes.
+      CREATE TABLE skill_execution_jobs (
+        execution_id TEXT PRIMARY KEY,
+        api_key_id TEXT NOT NULL,
+        skill_id TEXT NOT NULL,
+        skill_name TEXT NOT NULL,
+        input TEXT,
+        options TEXT NOT NULL,
+        state TEXT NOT NULL,
+        queued_at INTEGER NOT NULL,
+        claimed_by INTEGER,
+        approval_expires_at INTEGER,
+        approved INTEGER NOT NULL DEFAULT 0,
+        rerunnable INTEGER NOT NULL DEFAULT 0
+      );
+      -- The dispatcher takes the oldest queued job of an owner; recovery finds a runner's jobs.
+      CREATE INDEX jobs_queued ON skill_execution_jobs (api_key_id, queued_at) WHERE state = 'queued';
+      CREATE INDEX jobs_by_runner ON skill_execution_jobs (claimed_by) WHERE claimed_by IS NOT NULL;
+      CREATE INDEX jobs_expiring ON skill_execution_jobs (approval_expires_at)
+        WHERE state = 'awaiting_approval' AND approval_expires_at IS NOT NULL;
+
+      -- Cancellations asked for executions running in another process: each host polls for its own.
+      CREATE TABLE skill_execution_cancels (
+        execution_id TEXT PRIMARY KEY,
+        reason TEXT,
+        requested_at INTEGER NOT NULL
+      );
+
+      -- Status changes and progress of executions, in order, so subscribers in any process on
+      -- the file see them. Kept for a while after they are written, then pruned.
+      CREATE TABLE skill_execution_events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        execution_id TEXT NOT NULL,
+        api_key_id TEXT NOT NULL,
+        skill_name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        runner INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX events_by_time ON skill_execution_events (created_at);
+    `,
+  },
 ];
 
 /**

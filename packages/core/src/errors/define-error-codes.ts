@@ -4,7 +4,7 @@ import type { ExecutionStatus } from "../types.js";
  * The statuses an error code can end an execution with besides `error`: the refusals and the
  * stops that callers branch on. `interrupted` is not one — only recovery writes it, never a throw.
  */
-export type ErrorCodeStatus = Extract<ExecutionStatus, "timeout" | "cancelled" | "denied">;
+export type ErrorCodeStatus = Extract<ExecutionStatus, "timeout" | "cancelled" | "denied" | "rejected">;
 
 /** How one error code behaves, and the one line that documents it. */
 export interface ErrorCodeDefinition {

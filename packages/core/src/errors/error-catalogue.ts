@@ -78,6 +78,48 @@ export const SKILLBOX_ERROR_CATALOGUE = defineErrorCodes({
     description: "An idempotency key was reused for a different skill or a different input.",
     retryable: false,
   },
+  EXECUTION_NOT_FOUND: {
+    description:
+      "No execution with that id is visible to the caller (it does not exist, or another owner's).",
+    retryable: false,
+  },
+  EXECUTION_FINISHED: {
+    description:
+      "The execution has ended already, so it cannot be cancelled (`data.status` says how it ended).",
+    retryable: false,
+  },
+  APPROVAL_REQUIRED: {
+    description:
+      "Asked for by `requireApproval()`, a skill's `approval`, or a `defineSkill` predicate: the execution stops at `awaiting_approval` until approved. Never a final code.",
+    retryable: false,
+    recoverable: false,
+  },
+  APPROVAL_NOT_PENDING: {
+    description:
+      "An approval or rejection of an execution that is not awaiting one: decided already, finished, or never asked (`data.status`).",
+    retryable: false,
+  },
+  APPROVAL_REJECTED: {
+    description: "A person rejected the execution (status `rejected`); the record names who and why.",
+    retryable: false,
+    status: "rejected",
+    recoverable: false,
+  },
+  APPROVAL_EXPIRED: {
+    description: "Nobody decided before the approval's deadline (status `rejected`).",
+    retryable: false,
+    status: "rejected",
+    recoverable: false,
+  },
+  WAIT_TIMEOUT: {
+    description:
+      "`wait()` gave up before the execution ended; `data.execution` is its record then. The execution goes on.",
+    retryable: false,
+  },
+  WAIT_ABORTED: {
+    description: "The signal of a `wait()` or `events()` aborted it. The execution goes on.",
+    retryable: false,
+  },
   INTERRUPTED: {
     description:
       "The host running the execution stopped before it finished; recovery marks its row `interrupted` with this code.",

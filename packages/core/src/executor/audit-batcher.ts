@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
+import type { JobStore } from "./job-store.js";
 
 /** The identity part of the row written when an execution starts (the record itself fits). */
 export type ExecutionStart = Pick<
@@ -27,12 +28,28 @@ export interface ExecutionFinish {
   attempts: number;
   duration: number;
   finishedAt: number;
+  /** Set for an execution with a job (submitted, or resumed after approval): the job goes with the final row. */
+  job?: { apiKeyId: string; skillName: string } | undefined;
 }
 
+/** What a `start` may carry besides the row: the input hash of an idempotent one, and statements to run with it. */
+export interface StartExtras {
+  /** `hashInput` of the caller's input, for an execution with an idempotency key. */
+  inputHash?: string | null;
+  /** Runs in the same transaction, after the insert (a job row). */
+  alsoWrite?: () => number;
+}
+
+const NO_EXTRAS: StartExtras = Object.freeze({});
+
 interface Pending {
-  kind: "start" | "finish";
+  kind: "start" | "finish" | "write";
   id: string;
   values: unknown[];
+  /** A finish that also drops the execution's job and logs its final event. */
+  job?: { apiKeyId: string; skillName: string; status: ExecutionStatus } | undefined;
+  /** For a `write`: the statements it runs (inside the batch's transaction); for a `start`, what runs after the insert. */
+  work?: (() => number) | undefined;
   resolve: (rowid: number) => void;
   reject: (error: unknown) => void;
 }
@@ -74,6 +91,7 @@ export class AuditBatcher {
   constructor(
     private readonly database: Database.Database,
     private readonly runnerKey: number,
+    private readonly jobs: JobStore,
   ) {
     this.insert = database.prepare(INSERT_SQL);
     this.finishStatement = database.prepare(FINISH_SQL);
@@ -89,37 +107,63 @@ export class AuditBatcher {
     row: ExecutionStart,
     inputJson: string | null,
     createdAt: number,
-    inputHash: string | null = null,
+    extra: StartExtras = NO_EXTRAS,
   ): Promise<number> {
-    return this.enqueue("start", row.id, [
-      row.id,
-      row.skillId,
-      row.skillName,
-      row.skillVersion,
-      row.apiKeyId,
-      row.sessionId,
-      row.parentExecutionId,
-      row.idempotencyKey,
-      inputJson,
-      inputHash,
-      createdAt,
-      this.runnerKey,
-    ]);
+    return this.enqueue({
+      kind: "start",
+      id: row.id,
+      job: undefined,
+      work: extra.alsoWrite,
+      values: [
+        row.id,
+        row.skillId,
+        row.skillName,
+        row.skillVersion,
+        row.apiKeyId,
+        row.sessionId,
+        row.parentExecutionId,
+        row.idempotencyKey,
+        inputJson,
+        extra.inputHash ?? null,
+        createdAt,
+        this.runnerKey,
+      ],
+    });
   }
 
   /** Queues the final state; resolves (with its rowid) once it is committed. */
   finish(row: ExecutionFinish): Promise<number> {
-    return this.enqueue("finish", row.id, [
-      row.status,
-      row.outputJson,
-      row.error?.code ?? null,
-      row.error?.message ?? null,
-      stringifyData(row.error?.data),
-      row.attempts,
-      row.duration,
-      row.finishedAt,
-      row.rowid,
-    ]);
+    const job = row.job === undefined ? undefined : { ...row.job, status: row.status };
+    return this.enqueue({
+      kind: "finish",
+      id: row.id,
+      job,
+      work: undefined,
+      values: [
+        row.status,
+        row.outputJson,
+        row.error?.code ?? null,
+        row.error?.message ?? null,
+        stringifyData(row.error?.data),
+        row.attempts,
+        row.duration,
+        row.finishedAt,
+        row.rowid,
+      ],
+    });
+  }
+
+  /**
+   * Queues `work` — statements of the durable side, such as a submit's rows — to run inside the
+   * next batch's transaction; resolves with what it returned once that commits.
+   */
+  transact(id: string, work: () => number): Promise<number> {
+    return this.enqueue({ kind: "write", id, job: undefined, work, values: [] });
+  }
+
+  /** Commits everything queued so far now (what a durable write outside the batch must follow). */
+  flushNow(): void {
+    if (this.flushScheduled) this.drain();
   }
 
   /** Resolves when everything queued so far is committed. */
@@ -128,9 +172,9 @@ export class AuditBatcher {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private enqueue(kind: Pending["kind"], id: string, values: unknown[]): Promise<number> {
+  private enqueue(item: Omit<Pending, "resolve" | "reject">): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind, id, values, resolve, reject });
+      this.queue.push({ ...item, resolve, reject });
       if (this.flushScheduled) return;
       this.flushScheduled = true;
       setImmediate(() => this.drain());
@@ -167,7 +211,13 @@ export class AuditBatcher {
   private write(batch: Pending[]): (number | Error)[] {
     // One row alone commits by itself, as a plain statement outside a transaction would: no
     // BEGIN and COMMIT around it. Inside a transaction someone else opened, it joins that one.
-    if (batch.length === 1 && !this.database.inTransaction) {
+    const lone = batch[0]!;
+    if (
+      batch.length === 1 &&
+      lone.job === undefined &&
+      lone.work === undefined &&
+      !this.database.inTransaction
+    ) {
       try {
         return [this.run(batch[0]!)];
       } catch (error) {
@@ -188,8 +238,16 @@ export class AuditBatcher {
   }
 
   private run(item: Pending): number {
-    if (item.kind === "start") return Number(this.insert.run(item.values).lastInsertRowid);
-    this.finishStatement.run(item.values);
+    if (item.kind === "write") return item.work!();
+    if (item.kind === "start") {
+      const rowid = Number(this.insert.run(item.values).lastInsertRowid);
+      item.work?.();
+      return rowid;
+    }
+    const finished = this.finishStatement.run(item.values);
+    if (item.job !== undefined && finished.changes > 0) {
+      this.jobs.finishJob({ id: item.id, ...item.job });
+    }
     return Number(item.values[item.values.length - 1]);
   }
 }

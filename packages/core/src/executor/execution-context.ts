@@ -1,4 +1,11 @@
-import type { HostLifecycle, Skill, SkillContext, SkillLogger } from "../types.js";
+import type {
+  ExecutionApproval,
+  HostLifecycle,
+  ProgressReport,
+  Skill,
+  SkillContext,
+  SkillLogger,
+} from "../types.js";
 import type { NestedCallParent } from "./execution-port.js";
 import type { ExecutionState } from "./execution-state.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
@@ -39,6 +46,16 @@ export class ExecutionContext implements SkillContext, NestedCallParent {
 
   get depth(): number {
     return this.execution.depth;
+  }
+
+  get approval(): ExecutionApproval | null {
+    return this.execution.approval;
+  }
+
+  /** Reports progress; a report after this attempt ended (timed out, cancelled) is dropped. */
+  progress(report: ProgressReport): void {
+    if (this.abort.aborted) return;
+    this.execution.reportProgress(report);
   }
 
   get hostLifecycle(): HostLifecycle {

@@ -1,5 +1,10 @@
 import { SkillboxError } from "../errors/skillbox-error.js";
-import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
+import {
+  type ExecutionError,
+  type ExecutionStatus,
+  isFinalExecutionStatus,
+  type SkillExecution,
+} from "../types.js";
 
 /**
  * The code a failed status stands for when a row carries none: only a writer other than
@@ -10,6 +15,7 @@ const CODE_BY_STATUS = {
   timeout: "TIMEOUT",
   cancelled: "CANCELLED",
   denied: "DENIED",
+  rejected: "APPROVAL_REJECTED",
   interrupted: "INTERRUPTED",
 } as const;
 
@@ -17,7 +23,8 @@ const CODE_BY_STATUS = {
  * The error a record with a failed status carries: `error` itself, or — for a row written
  * without one — an error with the code its status stands for (`error` → `HANDLER_ERROR`,
  * `timeout` → `TIMEOUT`, `cancelled` → `CANCELLED`, `denied` → `DENIED`, `interrupted` →
- * `INTERRUPTED`) naming `subject` (`name@version`). `null` for `success`, `pending` and `running`.
+ * `INTERRUPTED`, `rejected` → `APPROVAL_REJECTED`) naming `subject` (`name@version`). `null` for
+ * `success` and for every status under way.
  * Where rows are read back, so every failed `SkillExecution` says why with a code.
  */
 export function recordedError(
@@ -25,8 +32,13 @@ export function recordedError(
   error: ExecutionError | null,
   subject: string,
 ): ExecutionError | null {
-  if (status === "success" || status === "pending" || status === "running") return null;
-  return error ?? { code: CODE_BY_STATUS[status], message: `${subject} ended ${status}` };
+  if (status === "success" || !isFinalExecutionStatus(status)) return null;
+  return (
+    error ?? {
+      code: CODE_BY_STATUS[status as keyof typeof CODE_BY_STATUS],
+      message: `${subject} ended ${status}`,
+    }
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { HostLifecycle, Skill, SkillLogger } from "../types.js";
+import type { ExecutionApproval, HostLifecycle, Skill, SkillLogger } from "../types.js";
 
 /** The execution a nested `ctx.call` runs on behalf of: its caller's identity and its attempt's signal. */
 export interface NestedCallParent {
@@ -10,6 +10,8 @@ export interface NestedCallParent {
   depth: number;
   /** The parent attempt's signal: a nested execution stops when its parent's attempt does. */
   signal: AbortSignal;
+  /** The parent's granted approval: it covers what the parent calls. */
+  approval: ExecutionApproval | null;
 }
 
 /**

@@ -1,15 +1,18 @@
 import { performance } from "node:perf_hooks";
 import { executionStatusForCode } from "../errors/error-catalogue.js";
-import type { SkillboxError } from "../errors/skillbox-error.js";
+import { SkillboxError } from "../errors/skillbox-error.js";
 import type { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import type { FinishFailureReport, InterceptorPass } from "../interceptors/interceptor-pass.js";
 import { isPromiseLike } from "../is-promise-like.js";
 import type { SkillRuntime } from "../runtime/skill-runtime.js";
 import type {
   ExecuteOptions,
+  ExecutionApproval,
   ExecutionError,
+  ExecutionProgress,
   ExecutionRecordFields,
   ExecutionStatus,
+  ProgressReport,
   Skill,
   SkillExecution,
   SkillHandler,
@@ -25,6 +28,7 @@ import { findOverDeepPath } from "./find-over-deep-path.js";
 import { formatTimestamp } from "./format-timestamp.js";
 import type { HostShutdown } from "./host-shutdown.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
+import { RunCancellation } from "./run-cancellation.js";
 import { type RetriedRun, runWithRetries } from "./run-with-retries.js";
 import type { SchemaValidator } from "./schema-validator.js";
 
@@ -52,6 +56,52 @@ export interface ExecutionServices {
   listening(event: ExecutionEvent): boolean;
   notify(event: ExecutionEvent, execution: SkillExecution): void;
   reportFinishFailure: FinishFailureReport;
+  /** The runs under way in this process, by execution id: what `cancel(id)` finds. */
+  running: Map<string, ExecutionRun>;
+  /** Where an execution's life beyond the fast path goes: events, progress, approvals. */
+  durable: DurableSide;
+}
+
+/** What an execution run tells the durable side of the executor (see `DurableExecutions`). */
+export interface DurableSide {
+  /** Whether anything in this process follows the events of execution `id`: else `started` is not called. */
+  follows(id: string): boolean;
+  /** The `running` row is committed. */
+  started(execution: SkillExecution): void;
+  /** A progress report was taken: publish it, store it (throttled). */
+  progress(run: ExecutionRun, progress: ExecutionProgress): void;
+  /** The run ends: what it reported last is stored before its final row. */
+  settleProgress(run: ExecutionRun): void;
+  /** The execution stops to wait for approval: write it; returns the record as it then stands. */
+  paused(run: ExecutionRun, pause: ExecutionPause): SkillExecution;
+  /** The final row is committed. */
+  finished(execution: SkillExecution): void;
+  /** How long the approval of `skill` may wait, in ms (null for ever). */
+  approvalTimeoutMs(skill: Skill, options: ExecuteOptions): number | null;
+}
+
+/** An execution stopping at `awaiting_approval`. */
+export interface ExecutionPause {
+  rowid: number;
+  approval: ExecutionApproval;
+  /** The caller's input as it will run again once approved. */
+  input: unknown;
+  attempts: number;
+}
+
+/** An execution picked up from the queue: its row exists and is `running` for this runner. */
+export interface ResumedExecution {
+  id: string;
+  rowid: number;
+  /** The row's `created_at`, in ms. */
+  createdAt: number;
+  /** Attempts made by earlier runs of this execution. */
+  attempts: number;
+  approval: ExecutionApproval | null;
+  sessionId: string | null;
+  idempotencyKey: string | null;
+  /** Whether the skill may run it again after a crash (stored with the job). */
+  rerunnable: boolean;
 }
 
 /** What {@link ExecutionRun} runs. */
@@ -65,6 +115,16 @@ export interface ExecutionRequest {
   depth: number;
   /** `hashInput` of the input, stored for executions with an idempotency key. */
   inputHash: string | null;
+  /** Set for an execution the queue runs: its row exists already. */
+  resume?: ResumedExecution;
+  /** A nested call's parent's granted approval: it covers the child. */
+  inheritedApproval?: ExecutionApproval | null;
+  /** Told once the `running` row is committed (a submit that starts at once answers then). */
+  onCommitted?: (id: string) => void;
+  /** Told once the final row (or the stop for approval) is committed, before anyone hears of it. */
+  onSettled?: () => void;
+  /** Writes the execution's job in the transaction of its `running` row (a submit of a skill safe to rerun). */
+  runningJob?: ((id: string, createdAt: number) => number) | undefined;
 }
 
 /** How the phases between start and finish ended. */
@@ -72,7 +132,12 @@ interface Outcome {
   status: ExecutionStatus;
   output: unknown;
   error: ExecutionError | null;
+  /** Set when the execution stops to wait for approval. */
+  approval?: ExecutionApproval;
 }
+
+/** Longest progress message kept; longer ones are cut. */
+const MAX_PROGRESS_MESSAGE = 500;
 
 /** The record while it is built: its status and outcome change once, at the finish. */
 interface RecordUnderWay extends ExecutionRecordFields {
@@ -94,6 +159,15 @@ interface RecordUnderWay extends ExecutionRecordFields {
  */
 export class ExecutionRun implements RetriedRun {
   readonly skill: Skill;
+  /** `cancel(id)` of this execution. */
+  readonly cancellation = new RunCancellation();
+  /** Set for an execution the queue picked up (it has a job row). */
+  readonly resume: ResumedExecution | undefined;
+  /** Whether a job row goes with this execution: resumed from the queue, or a submit that started at once. */
+  private readonly hasJob: boolean;
+  private readonly request: ExecutionRequest;
+  /** The throttled store of progress reports (see `DurableExecutions`): state it keeps per run. */
+  progressState: unknown;
   readonly options: ExecuteOptions;
   /** `performance.now()` at the start: durations and the overall deadline count from it. */
   readonly startedAt = performance.now();
@@ -103,7 +177,10 @@ export class ExecutionRun implements RetriedRun {
   attempts = 0;
   private readonly services: ExecutionServices;
   private readonly inputHash: string | null;
-  private readonly createdAt = Date.now();
+  private readonly createdAt: number;
+  /** The caller's input as given (before `before` hooks): what a paused execution runs with again. */
+  private readonly callerInput: unknown;
+  private ended = false;
   private readonly context: ExecutionState;
   private readonly pass: InterceptorPass;
   private readonly record: RecordUnderWay;
@@ -119,11 +196,19 @@ export class ExecutionRun implements RetriedRun {
     this.inputHash = request.inputHash;
     this.timeouts = services.timeouts;
     this.shutdown = services.shutdown;
+    const { resume } = request;
+    this.resume = resume;
+    this.request = request;
+    this.hasJob = resume !== undefined || request.runningJob !== undefined;
+    this.callerInput = request.input;
+    this.createdAt = resume?.createdAt ?? Date.now();
     // Time-ordered ids keep inserts at the right edge of the primary-key index: far fewer
     // dirty pages per commit than random v4 ids.
-    const id = createExecutionId(this.createdAt);
+    const id = resume?.id ?? createExecutionId(this.createdAt);
     const parentExecutionId = options.parentExecutionId ?? null;
-    const sessionId = options.sessionId ?? null;
+    const sessionId = resume === undefined ? (options.sessionId ?? null) : resume.sessionId;
+    // A granted approval of a resumed run, or of the parent (it covers what the parent calls).
+    const granted = resume?.approval ?? request.inheritedApproval ?? null;
     this.context = new ExecutionState({
       port: services.port,
       skill,
@@ -133,6 +218,8 @@ export class ExecutionRun implements RetriedRun {
       apiKeyId: request.caller,
       sessionId,
       depth: request.depth,
+      approval: granted?.decision === "approved" ? granted : null,
+      progressSink: this,
     });
     this.pass = services.interceptors.open(skill, this.context, services.reportFinishFailure);
     // Checked before audit hooks and the row: both would walk the value recursively.
@@ -149,42 +236,146 @@ export class ExecutionRun implements RetriedRun {
       apiKeyId: request.caller,
       sessionId,
       parentExecutionId,
-      idempotencyKey: options.idempotencyKey ?? null,
+      idempotencyKey: resume === undefined ? (options.idempotencyKey ?? null) : resume.idempotencyKey,
       input: this.overDeepInput === undefined ? request.input : this.storedInput,
       output: null,
       status: "running",
       error: null,
-      attempts: 0,
+      attempts: resume?.attempts ?? 0,
       duration: null,
+      progress: null,
+      approval: resume?.approval ?? null,
       createdAt: formatTimestamp(this.createdAt),
       finishedAt: null,
     };
   }
 
-  /** Runs every phase; resolves with the final record once its row is committed. */
+  /** The execution's id. */
+  get id(): string {
+    return this.record.id;
+  }
+
+  /** The caller's owner id. */
+  get caller(): string {
+    return this.record.apiKeyId;
+  }
+
+  /**
+   * Runs every phase; resolves with the final record once its row is committed — or, when the
+   * execution stops to wait for approval, with its `awaiting_approval` record once that is.
+   */
   async run(): Promise<SkillExecution> {
-    const rowid = await this.start();
-    const outcome =
-      this.overDeepInput === undefined
-        ? await this.lifecycle()
-        : this.tooDeep("INPUT_INVALID", this.overDeepInput);
-    await this.finish(rowid, outcome);
+    const { running } = this.services;
+    const { id } = this.record;
+    // In the map from before its row is committed until the final row is: `wait(id)` and
+    // `cancel(id)` find it there without reading the row (a submit answers the id at that
+    // commit), and a waiter that comes later reads the committed final row.
+    running.set(id, this);
+    try {
+      const rowid = await this.start();
+      const outcome =
+        this.overDeepInput === undefined
+          ? await this.lifecycle()
+          : this.tooDeep("INPUT_INVALID", this.overDeepInput);
+      this.ended = true;
+      this.services.durable.settleProgress(this);
+      if (outcome.approval !== undefined) {
+        const paused = this.pause(rowid, outcome.approval);
+        running.delete(id);
+        this.request.onSettled?.();
+        return paused;
+      }
+      await this.finish(rowid, outcome);
+    } finally {
+      running.delete(id);
+    }
+    // Before the record is published: a waiter that submits again at once finds the slot free.
+    this.request.onSettled?.();
     return this.finished();
+  }
+
+  /** Cancels the execution (see `SkillExecutor.cancel`): its attempt fails `CANCELLED` at once. */
+  cancel(reason: string): void {
+    this.cancellation.cancel(reason);
+  }
+
+  /**
+   * Takes a handler's progress report: checked, stored as the latest on the record and handed
+   * to the durable side. A malformed one is dropped with a warning: reporting never fails a handler.
+   */
+  progress(report: ProgressReport): void {
+    if (this.ended) return;
+    const progress = checkedProgress(report);
+    if (progress === undefined) {
+      this.context.logger.warn("ctx.progress() got a malformed report and dropped it", {
+        expected: "{ progress: number, total?: number, message?: string }",
+      });
+      return;
+    }
+    this.record.progress = progress;
+    this.services.durable.progress(this, progress);
+    const listener = this.options.onProgress;
+    if (listener === undefined) return;
+    try {
+      listener(progress, this.record.id);
+    } catch (error) {
+      this.context.logger.warn("An onProgress listener threw", { error: String(error) });
+    }
+  }
+
+  /** The record as it stands (progress included), for events. */
+  snapshot(): SkillExecution {
+    return { ...this.record } as SkillExecution;
   }
 
   /** Commits the `running` row; resolves with its rowid once listeners of `started` were told. */
   private start(): Promise<number> {
-    const { services, record } = this;
+    const { services, record, resume } = this;
+    if (resume !== undefined) {
+      // The queue's claim wrote the `running` row already (and `approve()` an edited input).
+      this.told();
+      return Promise.resolve(resume.rowid);
+    }
+    const { runningJob, onCommitted } = this.request;
     const committed = services.store.start(
       record,
       serialize(this.storedInput),
       this.createdAt,
-      this.inputHash,
+      this.inputHash === null && runningJob === undefined
+        ? undefined
+        : {
+            inputHash: this.inputHash,
+            alsoWrite: runningJob === undefined ? undefined : () => runningJob(record.id, this.createdAt),
+          },
     );
-    if (!services.listening("started")) return committed;
+    if (!services.listening("started") && !services.durable.follows(record.id) && onCommitted === undefined)
+      return committed;
     return committed.then((rowid) => {
-      services.notify("started", { ...record } as SkillExecution);
+      onCommitted?.(record.id);
+      this.told();
       return rowid;
+    });
+  }
+
+  /** Tells `started` listeners and event subscribers that the row is `running`. */
+  private told(): void {
+    const { services } = this;
+    if (services.listening("started")) services.notify("started", { ...this.record } as SkillExecution);
+    if (services.durable.follows(this.record.id))
+      services.durable.started({ ...this.record } as SkillExecution);
+  }
+
+  /** Writes the stop at `awaiting_approval`; the record returned says so, with the approval. */
+  private pause(rowid: number, approval: ExecutionApproval): SkillExecution {
+    const { record } = this;
+    record.status = "awaiting_approval";
+    record.approval = approval;
+    record.attempts = (this.resume?.attempts ?? 0) + this.attempts;
+    return this.services.durable.paused(this, {
+      rowid,
+      approval,
+      input: this.callerInput,
+      attempts: record.attempts,
     });
   }
 
@@ -202,6 +393,13 @@ export class ExecutionRun implements RetriedRun {
         // Validated after `before` hooks: the schema guards what the handler actually receives,
         // including input that a context-injecting interceptor completed.
         services.validator.validateInput(skill, this.context.input);
+        if (skill.approval === "required" && this.context.approval === null) {
+          throw new SkillboxError(
+            "APPROVAL_REQUIRED",
+            `${skill.name}@${skill.version} requires approval before it runs`,
+            { data: { requestedBy: "skill" } },
+          );
+        }
         const ran = await runWithRetries(this);
         this.attempts = ran.attempts;
         if (!ran.succeeded) throw ran.error;
@@ -210,8 +408,35 @@ export class ExecutionRun implements RetriedRun {
       const checked = this.after(output);
       return isPromiseLike(checked) ? await checked : checked;
     } catch (thrown) {
-      return await this.onError(toSkillboxError(thrown, skill));
+      const failure = toSkillboxError(thrown, skill);
+      // Asking for approval is no failure: no `onError` hook sees it, and nothing is recorded yet.
+      if (failure.code === "APPROVAL_REQUIRED" && this.context.depth === 0)
+        return this.awaitApproval(failure);
+      return await this.onError(failure);
     }
+  }
+
+  /** The outcome of an execution that stops to wait for approval. */
+  private awaitApproval(request: SkillboxError): Outcome {
+    const now = Date.now();
+    const timeoutMs = this.services.durable.approvalTimeoutMs(this.skill, this.options);
+    const requestedBy = (request.data as { requestedBy?: unknown } | undefined)?.requestedBy;
+    return {
+      status: "awaiting_approval",
+      output: null,
+      error: null,
+      approval: {
+        reason: request.message,
+        requestedBy: typeof requestedBy === "string" ? requestedBy : "handler",
+        requestedAt: formatTimestamp(now),
+        expiresAt: timeoutMs === null ? null : formatTimestamp(now + timeoutMs),
+        decision: null,
+        decidedBy: null,
+        decidedAt: null,
+        comment: null,
+        inputEdited: false,
+      },
+    };
   }
 
   /** `after` hooks and the output checks of a successful run; synchronous unless a hook is not. */
@@ -280,10 +505,11 @@ export class ExecutionRun implements RetriedRun {
     const finishedAt = Date.now();
     const duration = performance.now() - this.startedAt;
     const storedOutput = outcome.output === null ? null : this.pass.audit("output", outcome.output);
+    const attempts = (this.resume?.attempts ?? 0) + this.attempts;
     record.output = outcome.output ?? null;
     record.status = outcome.status;
     record.error = outcome.error;
-    record.attempts = this.attempts;
+    record.attempts = attempts;
     record.duration = duration;
     record.finishedAt = formatTimestamp(finishedAt);
     return this.services.store.finish({
@@ -292,9 +518,10 @@ export class ExecutionRun implements RetriedRun {
       status: outcome.status,
       outputJson: serialize(storedOutput ?? null),
       error: outcome.error,
-      attempts: this.attempts,
+      attempts,
       duration,
       finishedAt,
+      job: this.hasJob ? { apiKeyId: record.apiKeyId, skillName: record.skillName } : undefined,
     });
   }
 
@@ -304,6 +531,7 @@ export class ExecutionRun implements RetriedRun {
     const execution = this.record as SkillExecution;
     this.pass.finish(execution);
     if (services.listening("finished")) services.notify("finished", execution);
+    services.durable.finished(execution);
     return execution;
   }
 
@@ -328,4 +556,19 @@ export class ExecutionRun implements RetriedRun {
       },
     };
   }
+}
+
+/** A progress report as stored, or undefined when it is malformed. */
+function checkedProgress(report: ProgressReport): ExecutionProgress | undefined {
+  if (typeof report !== "object" || report === null) return undefined;
+  const { progress, total, message } = report;
+  if (typeof progress !== "number" || !Number.isFinite(progress)) return undefined;
+  if (total !== undefined && (typeof total !== "number" || !Number.isFinite(total))) return undefined;
+  if (message !== undefined && typeof message !== "string") return undefined;
+  const checked: ExecutionProgress = { progress, at: formatTimestamp(Date.now()) };
+  if (total !== undefined) checked.total = total;
+  if (message !== undefined)
+    checked.message =
+      message.length > MAX_PROGRESS_MESSAGE ? `${message.slice(0, MAX_PROGRESS_MESSAGE)}…` : message;
+  return checked;
 }

@@ -2,7 +2,12 @@ import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { ExecutionError, ExecutionStatus, SkillExecution } from "../types.js";
-import { AuditBatcher, type ExecutionFinish, type ExecutionStart } from "./audit-batcher.js";
+import {
+  AuditBatcher,
+  type ExecutionFinish,
+  type ExecutionStart,
+  type StartExtras,
+} from "./audit-batcher.js";
 import { recordedError } from "./execution-failure.js";
 import {
   type ExecutionSummary,
@@ -14,6 +19,7 @@ import {
   SUMMARY_COLUMNS,
   timingOf,
 } from "./execution-summary.js";
+import { JobStore } from "./job-store.js";
 
 /** Filters of `listExecutions` / `countExecutions`. */
 export interface ExecutionFilters {
@@ -48,6 +54,8 @@ interface ExecutionRow {
   error_data: string | null;
   attempts: number;
   duration_ms: number | null;
+  progress: string | null;
+  approval: string | null;
   created_at: number;
   finished_at: number | null;
 }
@@ -159,7 +167,10 @@ export class ExecutionStore {
   readonly leaseMs: number;
   /** The database's key of `hashInput` (made by its migration): alike in every process on the file. */
   readonly inputHashKey: Buffer;
-  private readonly runnerKey: number;
+  /** This runner's key in `skillbox_runners`. */
+  readonly runnerKey: number;
+  /** The durable side of the same file: jobs, approvals, cancel requests, events. */
+  readonly jobs: JobStore;
   private readonly statements;
   private readonly batcher: AuditBatcher;
   private readonly host = hostname();
@@ -184,7 +195,8 @@ export class ExecutionStore {
     );
     this.runnerKey = runnerKey;
     OPEN_RUNNERS.add(runnerId);
-    this.batcher = new AuditBatcher(database, runnerKey);
+    this.jobs = new JobStore(database, runnerKey);
+    this.batcher = new AuditBatcher(database, runnerKey, this.jobs);
     this.statements = {
       byId: database.prepare<[string], ExecutionRow>("SELECT * FROM skill_executions WHERE id = ?"),
       byIdempotencyKey: database.prepare<[string, string], ExecutionRow & { input_hash: string | null }>(
@@ -237,14 +249,24 @@ export class ExecutionStore {
     row: ExecutionStart,
     inputJson: string | null,
     createdAt: number,
-    inputHash: string | null = null,
+    extra?: StartExtras,
   ): Promise<number> {
-    return this.batcher.start(row, inputJson, createdAt, inputHash);
+    return this.batcher.start(row, inputJson, createdAt, extra);
+  }
+
+  /** Runs `work` in the next group commit; resolves with its result once committed. */
+  write(id: string, work: () => number): Promise<number> {
+    return this.batcher.transact(id, work);
   }
 
   /** Queues the final state; resolves (with its rowid) once it is committed. */
   finish(row: ExecutionFinish): Promise<number> {
     return this.batcher.finish(row);
+  }
+
+  /** Commits what the batcher holds now: a durable write that changes queued rows comes after it. */
+  flushNow(): void {
+    this.batcher.flushNow();
   }
 
   /** Stops renewing the lease, commits what is queued and forgets this runner. */
@@ -360,8 +382,13 @@ export class ExecutionStore {
       .transaction(() => {
         const claimed = this.statements.claimRunner.run(now, runner.id, cause === "process" ? 1 : 0, now);
         if (claimed.changes === 0) return 0;
-        return this.statements.interruptRunner.run(now, uuidV7LowerBound(runner.started_at - 1), runner.id)
-          .changes;
+        // Jobs it took from the queue first: their rows may predate the runner, so the id bound
+        // below would miss them, and some go back to the queue instead.
+        const requeuedOrInterrupted = this.jobs.recoverRunner(runner.id, now);
+        return (
+          requeuedOrInterrupted +
+          this.statements.interruptRunner.run(now, uuidV7LowerBound(runner.started_at - 1), runner.id).changes
+        );
       })
       .immediate();
   }

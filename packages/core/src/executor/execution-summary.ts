@@ -1,5 +1,5 @@
 import { SkillboxError } from "../errors/skillbox-error.js";
-import type { ExecutionStatus, SkillExecution } from "../types.js";
+import type { ExecutionApproval, ExecutionProgress, ExecutionStatus, SkillExecution } from "../types.js";
 
 /** Characters of each body a listing shows by default. */
 export const DEFAULT_PREVIEW_LENGTH = 1024;
@@ -58,6 +58,8 @@ export interface ExecutionRowCommon {
   error_code: string | null;
   attempts: number;
   duration_ms: number | null;
+  progress: string | null;
+  approval: string | null;
   created_at: number;
   finished_at: number | null;
 }
@@ -83,7 +85,7 @@ export const SUMMARY_COLUMNS = `id, skill_id, skill_name, skill_version, api_key
   status, error_code,
   substr(error_message, 1, @previewLength) AS error_message_preview,
   octet_length(error_message) AS error_message_bytes,
-  attempts, duration_ms, created_at, finished_at`;
+  attempts, duration_ms, progress, approval, created_at, finished_at`;
 
 /** Reads and checks the options, naming a bad one. */
 export function resolveSummaryOptions(options: ExecutionSummaryOptions): Required<ExecutionSummaryOptions> {
@@ -142,11 +144,13 @@ export function identityOf(row: ExecutionRowCommon) {
   };
 }
 
-/** Attempts, duration and timestamps (ISO strings), in the order records list them last. */
+/** Attempts, duration, progress, approval and timestamps (ISO strings), in the order records list them last. */
 export function timingOf(row: ExecutionRowCommon) {
   return {
     attempts: row.attempts,
     duration: row.duration_ms,
+    progress: row.progress === null ? null : (JSON.parse(row.progress) as ExecutionProgress),
+    approval: row.approval === null ? null : (JSON.parse(row.approval) as ExecutionApproval),
     createdAt: new Date(row.created_at).toISOString(),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
   };

@@ -1,15 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SkillboxError } from "../errors/skillbox-error.js";
-import { EXECUTION_STATUSES, type ExecutionStatus, type Skill, type SkillExecution } from "../types.js";
+import { isFinalExecutionStatus, type Skill, type SkillExecution } from "../types.js";
 import type { ExecutionStore, IdempotentExecution } from "./execution-store.js";
 import { hashInput } from "./hash-input.js";
 import { linkSignals } from "./link-signals.js";
 import { resolveRetryPolicy } from "./retry-policy.js";
-
-/** Every status but the two of an execution still under way. */
-const FINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set(
-  EXECUTION_STATUSES.filter((status) => status !== "pending" && status !== "running"),
-);
 
 /** The first re-read of a row run by another process; each later one waits twice as long… */
 const FIRST_POLL_MS = 25;
@@ -50,7 +45,7 @@ interface InFlight {
 }
 
 /** What a repeat is checked against before it may share a first execution's result. */
-interface FirstRequest {
+export interface FirstRequest {
   /** Looked up only for a conflict's message: an in-flight first request may have no row yet. */
   executionId(): string | undefined;
   skillName: string;
@@ -198,7 +193,7 @@ export class IdempotencyGate {
   ): Promise<SkillExecution> {
     let current = execution;
     let delay = FIRST_POLL_MS;
-    while (!FINAL_STATUSES.has(current.status)) {
+    while (!isFinalExecutionStatus(current.status)) {
       if (signal?.aborted) throw cancelledWait(execution.id, key);
       // A dead runner never finishes its row: recover it now instead of waiting for a sweep.
       if (this.store.recoverIfOrphaned(execution.id)) {
@@ -241,7 +236,12 @@ function timedOutWait(executionId: string | undefined, key: string): SkillboxErr
 }
 
 /** Throws IDEMPOTENCY_CONFLICT unless a repeat names the first request's skill and input. */
-function checkSameRequest(first: FirstRequest, skill: Skill, inputHash: string | null, key: string): void {
+export function checkSameRequest(
+  first: FirstRequest,
+  skill: Skill,
+  inputHash: string | null,
+  key: string,
+): void {
   const sameSkill = first.skillName === skill.name;
   // A missing hash (rows from before hashes, inputs JSON cannot write) cannot be compared.
   const sameInput = first.inputHash === null || inputHash === null || first.inputHash === inputHash;

@@ -22,6 +22,8 @@ export interface RetriedRun {
   startedAt: number;
   /** The host's shutdown: it cancels the run, attempts and waits between them alike. */
   shutdown: AttemptCancellation;
+  /** `cancel(id)` of this execution: it cancels like the shutdown does. */
+  cancellation: AttemptCancellation;
   /** Runs one attempt (1 for the first); `abort` is what the handler sees as `ctx.signal`. */
   invoke(attempt: number, abort: LazyAbortSignal): Promise<unknown>;
   /** Told before the wait ahead of another attempt, with the error of the one that failed. */
@@ -64,8 +66,8 @@ class RetryLoop implements AttemptLimits {
       this.totalTimeoutMs === undefined ? Number.POSITIVE_INFINITY : retried.startedAt + this.totalTimeoutMs;
     this.cancellations =
       options.signal === undefined
-        ? [retried.shutdown]
-        : [new CallerCancellation(options.signal), retried.shutdown];
+        ? [retried.cancellation, retried.shutdown]
+        : [new CallerCancellation(options.signal), retried.cancellation, retried.shutdown];
   }
 
   get label(): string {

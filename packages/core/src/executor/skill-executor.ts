@@ -10,16 +10,29 @@ import type { SkillRuntime } from "../runtime/skill-runtime.js";
 import { createWorkerRuntime, type WorkerRuntimeOptions } from "../runtime/worker-runtime.js";
 import type {
   ExecuteOptions,
+  ExecutionApproval,
   HostCloseHandler,
   Skill,
   SkillExecution,
   SkillHandler,
   SkillLogger,
+  SubmitOptions,
 } from "../types.js";
 import { ActiveExecutions } from "./active-executions.js";
 import { declaredDependency } from "./declared-dependency.js";
+import {
+  type ApproveOptions,
+  type CancelOptions,
+  DurableExecutions,
+  type EventsOptions,
+  type RejectOptions,
+  type WaitOptions,
+  type WatchFilter,
+} from "./durable-executions.js";
+import type { ExecutionStreamEvent } from "./execution-event-hub.js";
 import { executionFailure } from "./execution-failure.js";
 import type { ExecutionPort, NestedCallParent } from "./execution-port.js";
+import type { ExecutionQueueOptions } from "./execution-queue.js";
 import {
   type ExecutionEvent,
   type ExecutionRequest,
@@ -39,6 +52,8 @@ import { SchemaValidator } from "./schema-validator.js";
 import { type HandlerResolver, SkillHandlers } from "./skill-handlers.js";
 
 export type { HandlerResolver } from "./skill-handlers.js";
+
+const TOP_LEVEL = Object.freeze({ depth: 0, approval: null });
 
 /** Options of {@link SkillExecutor}. */
 export interface SkillExecutorOptions {
@@ -81,6 +96,18 @@ export interface SkillExecutorOptions {
    * it). Once a dead host's lease lapses, any live host marks its running rows `interrupted`.
    */
   runnerLeaseMs?: number;
+  /**
+   * The background queue of submitted (and approved) executions: total and per-skill limits and
+   * how often other processes' work is looked for (see `ExecutionQueueOptions`). `false`: this
+   * executor never runs queued work — for one-shot processes that only submit, read or decide.
+   * Default: on, 16 at once.
+   */
+  queue?: ExecutionQueueOptions | false;
+  /**
+   * How long an execution may wait for approval when neither the call nor the skill says, in ms
+   * (default 24 h); `null`: for ever. A lapsed one ends `rejected` with `APPROVAL_EXPIRED`.
+   */
+  approvalTimeoutMs?: number | null;
 }
 
 /** Events of {@link SkillExecutor}. */
@@ -124,6 +151,8 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
   /** Triggered when close()'s grace period runs out: cancels every execution still running. */
   private readonly shutdown = new HostShutdown();
   private readonly active = new ActiveExecutions();
+  /** Submitted executions, the queue, approvals and events. */
+  private readonly durable: DurableExecutions;
   /** `draining` while close() waits for running executions (nested calls still start), then `closed`. */
   private state: "open" | "draining" | "closed" = "open";
   private closing: Promise<void> | undefined;
@@ -157,9 +186,33 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
       logger: (fields) => this.logger.child?.(fields) ?? this.logger,
       hostLifecycle: this.closeHandlers.lifecycle,
     };
+    const running = new Map<string, ExecutionRun>();
+    const validator = new SchemaValidator();
+    this.durable = new DurableExecutions({
+      store: this.store,
+      registry: this.registry,
+      validator,
+      interceptors: this.interceptors,
+      port,
+      reportFinishFailure: (interceptor, error, execution) =>
+        this.logger.error(`Interceptor "${interceptor.name}" failed in onFinish()`, {
+          executionId: execution.id,
+          error: String(error),
+        }),
+      logger: this.logger,
+      maxNestingDepth: this.maxNestingDepth,
+      queue: options.queue,
+      approvalTimeoutMs: options.approvalTimeoutMs,
+      running,
+      runExecution: (request) => {
+        const promise = this.run(request);
+        this.active.track(promise);
+        return promise;
+      },
+    });
     this.services = {
       store: this.store,
-      validator: new SchemaValidator(),
+      validator,
       timeouts,
       interceptors: this.interceptors,
       shutdown: this.shutdown,
@@ -174,12 +227,16 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
           executionId: execution.id,
           error: String(error),
         }),
+      running,
+      durable: this.durable,
     };
     this.registerRuntime(createInlineRuntime());
     this.registerRuntime(createWorkerRuntime({ logger: this.logger, ...options.worker }));
     for (const runtime of options.runtimes ?? []) this.registerRuntime(runtime);
     for (const interceptor of options.interceptors ?? []) this.use(interceptor);
     if (options.recoverInterrupted !== false) this.store.markInterrupted();
+    // After recovery: what it put back in the queue runs too.
+    this.durable.start();
   }
 
   /** Binds a handler function to the name skills use in their `handler` field. */
@@ -225,7 +282,98 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     input: unknown,
     options: ExecuteOptions = {},
   ): Promise<SkillExecution<Output>> {
-    return this.begin(target, input, options, 0) as Promise<SkillExecution<Output>>;
+    return this.begin(target, input, options) as Promise<SkillExecution<Output>>;
+  }
+
+  /**
+   * Records an execution of `target` as `queued` and resolves with its id once the row is
+   * committed; the background queue (of this host or another on the same database) runs it. Its
+   * raw input waits in the database (not in the audit columns, which `audit` hooks redact)
+   * until it ends. Resolution errors (`SKILL_NOT_FOUND`, …) and an input nested too deep or not
+   * JSON (`INPUT_INVALID`) reject at once; everything later is in the record. With an
+   * `idempotencyKey`, a repeat resolves with the first execution's id.
+   */
+  submit(target: string | Skill, input: unknown, options: SubmitOptions = {}): Promise<string> {
+    if (this.state !== "open") return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
+    try {
+      const caller = options.apiKeyId ?? "public";
+      const skill =
+        typeof target === "string"
+          ? resolveSkillForCaller(this.registry, target, caller)
+          : checkSkillForCaller(target, caller);
+      return Promise.resolve(this.durable.submit(skill, input, options, caller));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Resolves with the final record of execution `id` (at once when it has ended), or — with
+   * `returnOnApproval` — when it stops at `awaiting_approval`. Works for executions of any
+   * process on the database. `EXECUTION_NOT_FOUND` for an id the caller (`apiKeyId`) cannot see;
+   * `WAIT_TIMEOUT` after `timeoutMs`, `WAIT_ABORTED` on `signal` (the execution goes on).
+   */
+  wait(id: string, options: WaitOptions = {}): Promise<SkillExecution> {
+    return this.durable.wait(id, options);
+  }
+
+  /**
+   * Cancels execution `id`: a queued or waiting one ends `cancelled` at once; a running one in
+   * this process fails `CANCELLED` at once (resolves with its final record); one running in
+   * another process is asked to stop (resolves with its record as it stands). `EXECUTION_FINISHED`
+   * when it has ended; `EXECUTION_NOT_FOUND` for an id the caller cannot see.
+   */
+  cancel(id: string, options: CancelOptions = {}): Promise<SkillExecution> {
+    try {
+      return this.durable.cancel(id, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Approves execution `id`, which waits at `awaiting_approval`: the decision (who, when, an
+   * optional comment) is recorded and it goes back to the queue, with `input` instead of its
+   * own when given (validated against the skill's schema first: `INPUT_INVALID`, nothing
+   * changed). `APPROVAL_NOT_PENDING` when it does not wait (decided already, ended),
+   * `APPROVAL_EXPIRED` when its deadline passed. Resolves with the record, now `queued`.
+   */
+  approve(id: string, options: ApproveOptions): Promise<SkillExecution> {
+    try {
+      return Promise.resolve(this.durable.approve(id, options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Rejects execution `id`, which waits at `awaiting_approval`: it ends `rejected`
+   * (`APPROVAL_REJECTED`), with who and why recorded. Errors as {@link approve}.
+   */
+  reject(id: string, options: RejectOptions): Promise<SkillExecution> {
+    try {
+      return Promise.resolve(this.durable.reject(id, options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * The events of execution `id` from the moment of subscription (the first `next()`): its
+   * status as it stands, then status changes and progress reports in order, ending with a
+   * `finished` event carrying the final record (just that one when it has ended already).
+   */
+  events(id: string, options: EventsOptions = {}): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
+    return this.durable.events(id, options);
+  }
+
+  /**
+   * The events of every execution matching `filter` (an owner, a skill, some ids) from now on,
+   * until `signal` aborts or the consumer stops. A consumer that falls far behind loses
+   * intermediate progress reports first; status changes are never dropped silently.
+   */
+  watchExecutions(filter: WatchFilter = {}): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
+    return this.durable.watch(filter);
   }
 
   /** One execution by id. */
@@ -282,6 +430,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
 
   private async shutDown(graceMs: number | undefined): Promise<void> {
     this.state = "draining";
+    this.durable.close();
     if (graceMs !== undefined && this.active.size > 0) {
       // The whole drain races the grace period, nested calls started meanwhile included: a
       // parent that did not wait for its child must not let the child outlive the grace.
@@ -333,7 +482,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         signal: parent.signal,
         parentExecutionId: parent.executionId,
       },
-      depth,
+      { depth, approval: parent.approval },
     );
     const failure = executionFailure(execution);
     if (failure !== undefined) {
@@ -345,12 +494,14 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     return execution.output as Output;
   }
 
+  /** `nested`: the depth of a `ctx.call` and the parent's granted approval (absent at the top). */
   private begin(
     target: string | Skill,
     input: unknown,
     options: ExecuteOptions,
-    depth: number,
+    nested: { depth: number; approval: ExecutionApproval | null } = TOP_LEVEL,
   ): Promise<SkillExecution> {
+    const { depth, approval: inheritedApproval } = nested;
     // While close() drains, running executions may still call nested ones; nothing new starts.
     if (this.state === "closed" || (this.state === "draining" && depth === 0)) {
       return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
@@ -367,7 +518,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     }
     let promise: Promise<SkillExecution>;
     if (options.idempotencyKey === undefined) {
-      promise = this.run({ skill, input, options, caller, depth, inputHash: null });
+      promise = this.run({ skill, input, options, caller, depth, inputHash: null, inheritedApproval });
     } else {
       // What ends a wait on another execution: the caller's signals or the host's shutdown.
       const wait = linkSignals([options.signal, options.waitSignal, this.shutdown.signal]);
@@ -377,7 +528,8 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         key: options.idempotencyKey,
         input,
         signal: wait.signal,
-        execute: (inputHash) => this.run({ skill, input, options, caller, depth, inputHash }),
+        execute: (inputHash) =>
+          this.run({ skill, input, options, caller, depth, inputHash, inheritedApproval }),
       });
       promise.then(wait.unlink, wait.unlink);
     }

@@ -1,5 +1,5 @@
 import type { SkillboxError } from "../errors/skillbox-error.js";
-import type { Skill, SkillExecution, SkillLogger } from "../types.js";
+import type { ExecutionApproval, Skill, SkillExecution, SkillLogger } from "../types.js";
 
 /** What every hook of an interceptor sees about the execution. */
 export interface InterceptorContext {
@@ -13,6 +13,14 @@ export interface InterceptorContext {
   /** Scratch space shared by all hooks of all interceptors for this one execution. */
   state: Record<string, unknown>;
   logger: SkillLogger;
+  /** The approval granted to this execution (a run resumed after approval), else null. */
+  approval: ExecutionApproval | null;
+  /**
+   * Asks for a person's approval (in `before`): a no-op once approved; else it throws, and the
+   * execution stops at `awaiting_approval` with `reason` until `approve()` or `reject()`. An
+   * approved execution runs again from the first `before`, where this call then returns.
+   */
+  requireApproval(reason: string): void;
 }
 
 /** The outcome an `after` hook sees. */

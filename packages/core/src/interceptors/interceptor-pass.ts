@@ -80,7 +80,18 @@ export const EMPTY_PASS: InterceptorPass = Object.freeze({
 
 /** Wraps an unexpected throw so the execution fails with a message naming the interceptor. */
 function interceptorFailure(interceptor: Interceptor, hook: HookName, error: unknown): SkillboxError {
-  if (isSkillboxError(error)) return error;
+  if (isSkillboxError(error)) {
+    // The approval request names the interceptor that asked, for the approver to see.
+    if (
+      error.code === "APPROVAL_REQUIRED" &&
+      (error.data as { requestedBy?: unknown })?.requestedBy === "interceptor"
+    ) {
+      return new SkillboxError("APPROVAL_REQUIRED", error.message, {
+        data: { requestedBy: `interceptor:${interceptor.name}` },
+      });
+    }
+    return error;
+  }
   const reason = error instanceof Error ? error.message : String(error);
   return new SkillboxError(
     "INTERCEPTOR_FAILED",

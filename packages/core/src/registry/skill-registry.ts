@@ -376,6 +376,10 @@ function toDefinition(registration: SkillRegistration): SkillDefinition {
     source: value.source,
     code: value.code,
     examples: value.examples,
+    approval: value.approval,
+    approvalTimeoutMs: value.approvalTimeoutMs,
+    concurrency: value.concurrency,
+    idempotent: value.idempotent,
     metadata: value.metadata,
   };
 }

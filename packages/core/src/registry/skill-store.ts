@@ -23,6 +23,10 @@ interface SkillRow {
   content_hash: string;
   code: string | null;
   examples: string | null;
+  approval: string | null;
+  approval_timeout_ms: number | null;
+  concurrency: number | null;
+  idempotent: number;
   metadata: string | null;
   created_at: number;
   updated_at: number;
@@ -62,10 +66,23 @@ function rowToSkill(row: SkillRow): Skill {
     contentHash: row.content_hash,
     code: parseOptional(row.code),
     examples: parseOptional(row.examples),
+    ...durableFieldsOf(row),
     metadata: parseOptional(row.metadata),
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
+}
+
+/** The durable-execution fields of a row, present only when set (so they stay out of older skills' hashes). */
+function durableFieldsOf(
+  row: SkillRow,
+): Pick<Skill, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> {
+  const fields: Pick<Skill, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> = {};
+  if (row.approval === "required") fields.approval = "required";
+  if (row.approval_timeout_ms !== null) fields.approvalTimeoutMs = row.approval_timeout_ms;
+  if (row.concurrency !== null) fields.concurrency = row.concurrency;
+  if (row.idempotent === 1) fields.idempotent = true;
+  return fields;
 }
 
 /** Stable hash of a definition, so re-registering an unchanged skill writes nothing. */
@@ -92,17 +109,19 @@ export class SkillStore {
       insert: database.prepare(
         `INSERT INTO skills (id, api_key_id, name, version, description, input_schema, output_schema, handler,
            runtime, timeout_ms, retry, memory_mb, sandbox, requires, tags, enabled, source, content_hash, code,
-           examples, metadata, created_at, updated_at)
+           examples, approval, approval_timeout_ms, concurrency, idempotent, metadata, created_at, updated_at)
          VALUES (@id, @api_key_id, @name, @version, @description, @input_schema, @output_schema, @handler,
            @runtime, @timeout_ms, @retry, @memory_mb, @sandbox, @requires, @tags, @enabled, @source, @content_hash,
-           @code, @examples, @metadata, @created_at, @updated_at)`,
+           @code, @examples, @approval, @approval_timeout_ms, @concurrency, @idempotent, @metadata, @created_at,
+           @updated_at)`,
       ),
       update: database.prepare(
         `UPDATE skills SET description = @description, input_schema = @input_schema, output_schema = @output_schema,
            handler = @handler, runtime = @runtime, timeout_ms = @timeout_ms, retry = @retry, memory_mb = @memory_mb,
            sandbox = @sandbox, requires = @requires, tags = @tags, enabled = @enabled, source = @source,
-           content_hash = @content_hash, code = @code, examples = @examples, metadata = @metadata,
-           updated_at = @updated_at
+           content_hash = @content_hash, code = @code, examples = @examples, approval = @approval,
+           approval_timeout_ms = @approval_timeout_ms, concurrency = @concurrency, idempotent = @idempotent,
+           metadata = @metadata, updated_at = @updated_at
          WHERE id = @id`,
       ),
       deleteById: database.prepare<[string]>("DELETE FROM skills WHERE id = ?"),
@@ -171,6 +190,10 @@ export class SkillStore {
       content_hash: contentHash,
       code: stringifyOptional(definition.code),
       examples: stringifyOptional(definition.examples),
+      approval: definition.approval ?? null,
+      approval_timeout_ms: definition.approvalTimeoutMs ?? null,
+      concurrency: definition.concurrency ?? null,
+      idempotent: definition.idempotent === true ? 1 : 0,
       metadata: stringifyOptional(definition.metadata),
       created_at: existing?.created_at ?? now,
       updated_at: now,

@@ -36,14 +36,24 @@ export class PoolThreadEnded extends Error {
 export class PoolThreads {
   private readonly watched = new WeakSet<PoolThread>();
 
-  constructor(private readonly pool: Tinypool) {}
+  /**
+   * `onStart` hears of each thread when it is first watched (before it can run a task, when
+   * `watch()` follows whatever started it), `onExit` when it has exited, for whatever reason.
+   */
+  constructor(
+    private readonly pool: Tinypool,
+    private readonly hooks: { onStart?(threadId: number): void; onExit?(threadId: number): void } = {},
+  ) {}
 
   /** Watches the threads started since the last call; call after anything that may start one. */
   watch(): void {
     for (const thread of this.threads()) {
       if (this.watched.has(thread)) continue;
       this.watched.add(thread);
+      const { threadId } = thread;
+      this.hooks.onStart?.(threadId);
       thread.on("exit", (exitCode) => {
+        this.hooks.onExit?.(threadId);
         // Tinypool unlists a thread before it terminates it: one still listed ended by itself.
         if (this.threads().includes(thread)) {
           thread.emit("error", new PoolThreadEnded("exited", thread.threadId, exitCode));

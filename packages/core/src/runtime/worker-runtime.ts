@@ -5,10 +5,11 @@ import { reviveError } from "../errors/revive-error.js";
 import { type SerializedError, serializeError } from "../errors/serialize-error.js";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
-import type { Skill, SkillContext, SkillLogger } from "../types.js";
+import type { ExecutionApproval, Skill, SkillContext, SkillLogger } from "../types.js";
 import { handlerModulePath } from "./handler-module-path.js";
 import { PoolThreadEnded, PoolThreads } from "./pool-threads.js";
 import type { RuntimeAbort, RuntimeRequest, SkillRuntime } from "./skill-runtime.js";
+import { type ProgressTarget, ThreadProgress } from "./thread-progress.js";
 
 /** Options of {@link createWorkerRuntime}. */
 export interface WorkerRuntimeOptions {
@@ -54,6 +55,8 @@ interface WorkerResult {
   retire?: boolean;
   threadId?: number;
   strays?: StrayError[];
+  /** How many `ctx.progress()` reports the thread sent for the task (absent: none). */
+  progressSent?: number;
 }
 
 /** A pool and what watches its threads. */
@@ -83,9 +86,8 @@ interface SkillCodeRef {
   introduction: SkillCodeIntroduction;
 }
 
-/** One attempt on its way to a thread: what it runs, and the pool it runs in. */
-interface PoolJob {
-  request: RuntimeRequest;
+/** One attempt on its way to a thread: what it runs, the pool it runs in, and its progress. */
+interface PoolJob extends ProgressTarget {
   ref: SkillCodeRef;
   pool: Pool;
 }
@@ -103,6 +105,8 @@ interface WorkerTask {
   attempt: number;
   apiKeyId: SkillContext["apiKeyId"];
   sessionId: SkillContext["sessionId"];
+  /** The granted approval `ctx.approval` shows; absent when there is none (most tasks). */
+  approval?: ExecutionApproval;
   port?: MessagePort;
 }
 
@@ -193,6 +197,8 @@ class Gate {
  * after it ended is logged on the host, never handed to another execution — either way the thread
  * is replaced. Executions nested through `ctx.call` run in a pool of their own per call depth, so
  * a parent waiting for its child never holds the thread the child needs. Pools start on first use.
+ * `ctx.progress()` reports reach the host's `context.progress` in order while the attempt runs (a
+ * flood is thinned to a burst and then the latest report per 50 ms); `ctx.approval` is the host's.
  *
  * Worker threads bound a handler's loops and heap; they do not contain hostile code, which shares
  * the host's process (`process.kill(process.pid)` ends it): run untrusted code in containers.
@@ -207,6 +213,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
   const gates = new Map<string, Gate>();
   const maxQueue = options.maxQueue ?? 1_000;
   const logger = options.logger ?? createConsoleLogger();
+  const progress = new ThreadProgress(logger);
 
   const poolFor = (memoryMb: number | undefined, depth: number): Pool => {
     const key = `${memoryMb ?? 0}/${depth}`;
@@ -230,7 +237,10 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
               },
             }),
       });
-      const threads = new PoolThreads(tinypool);
+      const threads = new PoolThreads(tinypool, {
+        onStart: (threadId) => progress.threadStarted(threadId),
+        onExit: (threadId) => progress.threadExited(threadId),
+      });
       // Tinypool emits a thread's failure here when no task was on it (it replaced the thread).
       tinypool.on("error", (error: unknown) => {
         threads.watch();
@@ -322,6 +332,8 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       apiKeyId: context.apiKeyId,
       sessionId: context.sessionId,
     };
+    const approval = context.approval;
+    if (approval != null) task.approval = approval;
     if (introduce || !pool.introduced.has(ref)) {
       task.introduce = ref.introduction;
       pool.introduced.add(ref);
@@ -343,18 +355,18 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     // only here and when one fails or is retired or aborted, which the rejection below (or the
     // pool's `error` event) follows with a watch of its own.
     pool.threads.watch();
+    progress.track(job);
     return running.then(
       (result) => {
         channel?.port1.close();
-        if (result.retire === true) retire(pool, result);
-        // A task that carried the introduction and never ran carries it again to the next thread.
-        if (result.refused === true) return dispatch(job, dispatchCount + 1, task.introduce !== undefined);
-        if (result.unknownCode === true) return dispatch(job, dispatchCount + 1, true);
-        if (result.ok) return result.output;
-        throw reviveError(result.error ?? { message: "the worker returned no result" });
+        const reported =
+          result.progressSent === undefined ? undefined : progress.untilReported(job, result.progressSent);
+        if (reported !== undefined) return reported.then(() => settle(job, task, dispatchCount, result));
+        return settle(job, task, dispatchCount, result);
       },
       (error: unknown) => {
         channel?.port1.close();
+        progress.forget(job);
         pool.threads.watch();
         // Tinypool handed it to a thread as that thread was retired: it never ran there.
         if (error instanceof PoolThreadEnded && error.reason === "retired") {
@@ -369,6 +381,18 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
         throw translatePoolError(error, labelOf(skill), skill.memoryMb);
       },
     );
+  };
+
+  /** What the thread's result means for the attempt: its outcome, or another dispatch. */
+  const settle = (job: PoolJob, task: WorkerTask, dispatchCount: number, result: WorkerResult): unknown => {
+    const { pool } = job;
+    progress.forget(job);
+    if (result.retire === true) retire(pool, result);
+    // A task that carried the introduction and never ran carries it again to the next thread.
+    if (result.refused === true) return dispatch(job, dispatchCount + 1, task.introduce !== undefined);
+    if (result.unknownCode === true) return dispatch(job, dispatchCount + 1, true);
+    if (result.ok) return result.output;
+    throw reviveError(result.error ?? { message: "the worker returned no result" });
   };
 
   /** Waits for the skill's slot at `depth`, then runs the attempt. */
@@ -403,6 +427,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       const all = [...pools.values()];
       pools.clear();
       await Promise.all(all.map((pool) => pool.tinypool.destroy()));
+      progress.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createSkillHost, openDatabase, type SkillHost } from "@skillbox/core";
 import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
+import { UNDO_DURABLE_EXECUTIONS } from "./undo-durable-executions.js";
 
 const directories: string[] = [];
 const hosts: SkillHost[] = [];
@@ -44,6 +45,7 @@ function legacyDatabase(
   const path = join(directory, "skillbox.db");
   const database = openDatabase({ path });
   database.exec(`
+    ${UNDO_DURABLE_EXECUTIONS}
     ALTER TABLE skills DROP COLUMN code;
     ALTER TABLE skills DROP COLUMN examples;
     DROP TABLE skillbox_keys;
@@ -152,6 +154,7 @@ describe("migrate to keyed input hashes", () => {
     const database = openDatabase({ path });
     // The file as schema version 2 left it: no key, an unkeyed sha256 with an idempotent row.
     database.exec(`
+      ${UNDO_DURABLE_EXECUTIONS}
       ALTER TABLE skills DROP COLUMN code;
       ALTER TABLE skills DROP COLUMN examples;
       DROP TABLE skillbox_keys;

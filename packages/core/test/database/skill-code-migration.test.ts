@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { createSkillHost, openDatabase, type RegistryChange, type SkillHost } from "@skillbox/core";
 import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
+import { UNDO_DURABLE_EXECUTIONS } from "./undo-durable-executions.js";
 
 const directories: string[] = [];
 const hosts: SkillHost[] = [];
@@ -30,6 +31,7 @@ function databaseBeforeTypedCode(directory: string, rows: LegacySkillRow[]): str
   const path = join(directory, "skillbox.db");
   const database = openDatabase({ path });
   database.exec(`
+    ${UNDO_DURABLE_EXECUTIONS}
     ALTER TABLE skills DROP COLUMN code;
     ALTER TABLE skills DROP COLUMN examples;
     PRAGMA user_version = 3;

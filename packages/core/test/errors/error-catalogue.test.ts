@@ -45,6 +45,18 @@ const NEVER_RETRIED_BEFORE = [
   "CONFIG_INVALID",
 ];
 
+/** The codes durable executions brought, none of them retried: each is a decision or a state, not a fault. */
+const DURABLE_EXECUTION_CODES = [
+  "EXECUTION_NOT_FOUND",
+  "EXECUTION_FINISHED",
+  "APPROVAL_REQUIRED",
+  "APPROVAL_NOT_PENDING",
+  "APPROVAL_REJECTED",
+  "APPROVAL_EXPIRED",
+  "WAIT_TIMEOUT",
+  "WAIT_ABORTED",
+];
+
 const CODES = Object.keys(SKILLBOX_ERROR_CATALOGUE);
 
 describe("SKILLBOX_ERROR_CATALOGUE", () => {
@@ -59,7 +71,7 @@ describe("SKILLBOX_ERROR_CATALOGUE", () => {
 
   it("never retries by default exactly the codes SkillboxError never retried before", () => {
     expect(CODES.filter((code) => !isRetriedByDefault(code)).sort()).toEqual(
-      [...NEVER_RETRIED_BEFORE].sort(),
+      [...NEVER_RETRIED_BEFORE, ...DURABLE_EXECUTION_CODES].sort(),
     );
     expect(new SkillboxError("INPUT_INVALID", "x").retryable).toBe(false);
     expect(new SkillboxError("HANDLER_ERROR", "x").retryable).toBe(true);
@@ -73,7 +85,7 @@ describe("SKILLBOX_ERROR_CATALOGUE", () => {
     expect(isSkillboxErrorCode("TIMEOUT")).toBe(true);
   });
 
-  it("gives the status an execution ends with: timeout, cancelled, denied, else error", () => {
+  it("gives the status an execution ends with: timeout, cancelled, denied, rejected, else error", () => {
     const statuses = Object.fromEntries(
       CODES.map((code) => [code, executionStatusForCode(code)]).filter(([, status]) => status !== "error"),
     );
@@ -82,6 +94,8 @@ describe("SKILLBOX_ERROR_CATALOGUE", () => {
       CANCELLED: "cancelled",
       DENIED: "denied",
       INTERCEPTOR_UNAVAILABLE: "denied",
+      APPROVAL_REJECTED: "rejected",
+      APPROVAL_EXPIRED: "rejected",
     });
     expect(executionStatusForCode("MY_OWN_CODE")).toBe("error");
     expect(executionStatusForCode("toString")).toBe("error");
@@ -89,11 +103,15 @@ describe("SKILLBOX_ERROR_CATALOGUE", () => {
   });
 
   it("marks refusals and cancellations final: no onError hook may recover from them", () => {
-    // The three the interceptor pass refused to recover from before the catalogue said so.
+    // The three the interceptor pass refused to recover from before the catalogue said so, and
+    // the approval outcomes: recovering from a rejection would let the execution through.
     expect(CODES.filter((code) => !isRecoverableCode(code))).toEqual([
       "CANCELLED",
       "DENIED",
       "INTERCEPTOR_UNAVAILABLE",
+      "APPROVAL_REQUIRED",
+      "APPROVAL_REJECTED",
+      "APPROVAL_EXPIRED",
     ]);
     expect(isRecoverableCode("MY_OWN_CODE")).toBe(true);
     expect(isRecoverableCode("constructor")).toBe(true);

@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { AuditBatcher, type ExecutionStart } from "../../src/executor/audit-batcher.js";
 import { createExecutionId } from "../../src/executor/create-execution-id.js";
+import { JobStore } from "../../src/executor/job-store.js";
 
 interface AuditRow {
   rowid: number;
@@ -68,7 +69,7 @@ function openAuditFile(): AuditFile {
   return {
     database,
     reader,
-    batcher: new AuditBatcher(database, runnerKey),
+    batcher: new AuditBatcher(database, runnerKey, new JobStore(database, runnerKey)),
     runnerKey,
     rows: () => new Map(select.all().map((row) => [row.id, row])),
     loggedFrames: () => checkpoint("PASSIVE").log,
@@ -164,7 +165,7 @@ describe("AuditBatcher", () => {
       const { batcher, rows, runnerKey } = openAuditFile();
       const row = startRow({ idempotencyKey: "order-1", sessionId: "session-1" });
       const seenAtStart = batcher
-        .start(row, '{"amount":10}', 1_700_000_000_000, "f".repeat(64))
+        .start(row, '{"amount":10}', 1_700_000_000_000, { inputHash: "f".repeat(64) })
         .then((rowid) => ({ rowid, onDisk: rows().get(row.id) }));
       const { rowid, onDisk } = await seenAtStart;
       expect(onDisk).toMatchObject({

@@ -363,7 +363,7 @@ async function storedExecution(run: StoredRun): Promise<SkillExecution> {
     },
     JSON.stringify(run.input ?? {}),
     run.createdAt ?? Date.now(),
-    run.inputHash,
+    { inputHash: run.inputHash },
   );
   run.started?.resolve(id);
   await run.running;

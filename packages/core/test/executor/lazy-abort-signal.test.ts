@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ExecutionTimeouts } from "../../src/executor/execution-timeouts.js";
 import { HostShutdown } from "../../src/executor/host-shutdown.js";
 import { LazyAbortSignal } from "../../src/executor/lazy-abort-signal.js";
+import { RunCancellation } from "../../src/executor/run-cancellation.js";
 import { runWithRetries } from "../../src/executor/run-with-retries.js";
 import { skillRecord } from "./executor-test-bed.js";
 
@@ -74,6 +75,7 @@ describe("LazyAbortSignal as an emitter (what runtimes and tinypool listen on)",
       timeouts: new ExecutionTimeouts({}),
       startedAt: performance.now(),
       shutdown: new HostShutdown(),
+      cancellation: new RunCancellation(),
       invoke: (_attempt, abort) => {
         handed = abort;
         abort.once("abort", () => heard.push(abort.reason));

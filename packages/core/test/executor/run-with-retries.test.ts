@@ -6,6 +6,7 @@ import { ExecutionTimeouts } from "../../src/executor/execution-timeouts.js";
 import { HostShutdown } from "../../src/executor/host-shutdown.js";
 import type { LazyAbortSignal } from "../../src/executor/lazy-abort-signal.js";
 import { runAttempt } from "../../src/executor/run-attempt.js";
+import { RunCancellation } from "../../src/executor/run-cancellation.js";
 import { type RetriedOutcome, type RetriedRun, runWithRetries } from "../../src/executor/run-with-retries.js";
 import type { RetryPolicy, Skill } from "../../src/types.js";
 import { skillRecord } from "./executor-test-bed.js";
@@ -43,6 +44,7 @@ async function runAttempts(
     timeouts: setup.timeouts ?? new ExecutionTimeouts({}),
     startedAt: setup.startedAt ?? performance.now(),
     shutdown: setup.shutdown ?? new HostShutdown(),
+    cancellation: new RunCancellation(),
     invoke: (attempt, abort) => {
       signals.push(abort);
       return setup.invoke(attempt, abort);

@@ -23,6 +23,8 @@ function contextFor(input: unknown): InterceptorContext {
     sessionId: null,
     state: {},
     logger: { debug() {}, info() {}, warn() {}, error() {} },
+    approval: null,
+    requireApproval() {},
   };
 }
 

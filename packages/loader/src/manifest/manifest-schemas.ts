@@ -1,5 +1,10 @@
 import { SKILL_NAME_PATTERN } from "@skillbox/core";
-import { retryPolicySchema, sandboxSettingsSchema, skillExampleSchema } from "@skillbox/core/internal";
+import {
+  durableSkillFields,
+  retryPolicySchema,
+  sandboxSettingsSchema,
+  skillExampleSchema,
+} from "@skillbox/core/internal";
 import semver from "semver";
 import { z } from "zod";
 
@@ -37,6 +42,7 @@ const skillFields = {
   enabled: z.boolean().optional(),
   requires: semverRanges.optional(),
   examples: z.array(skillExampleSchema).optional(),
+  ...durableSkillFields,
 };
 
 /** `skill.json`. Unknown fields are errors, so a typo such as `timeout` is caught, not ignored. */

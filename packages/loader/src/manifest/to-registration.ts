@@ -20,6 +20,27 @@ export interface RegistrationContext {
 }
 
 /**
+ * The durable-execution fields, set only when the manifest or `defineSkill` declares them (so a
+ * package that declares none keeps its content hash). A `defineSkill` approval predicate stays
+ * in the module: its wrapped handler asks for approval itself.
+ */
+function durableFields(
+  manifest: SkillPackage["manifest"],
+  defined: DefinedSkill | undefined,
+): Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> {
+  const fields: Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> = {};
+  const approval = manifest.approval ?? (defined?.approval === "required" ? "required" : undefined);
+  if (approval !== undefined) fields.approval = approval;
+  const approvalTimeoutMs = manifest.approvalTimeoutMs ?? defined?.approvalTimeoutMs;
+  if (approvalTimeoutMs !== undefined) fields.approvalTimeoutMs = approvalTimeoutMs;
+  const concurrency = manifest.concurrency ?? defined?.concurrency;
+  if (concurrency !== undefined) fields.concurrency = concurrency;
+  const idempotent = manifest.idempotent ?? defined?.idempotent;
+  if (idempotent !== undefined) fields.idempotent = idempotent;
+  return fields;
+}
+
+/**
  * The registration of a skill package. Schemas come from the manifest or from `defineSkill` in
  * the module, whichever declares them, and must agree when both do (see `resolveSkillSchemas`).
  * For the other fields a manifest that declares `input` is the whole definition; without it,
@@ -52,6 +73,7 @@ export function toRegistration(descriptor: SkillPackage, context: RegistrationCo
       root: context.codeRoot,
     },
     ...(manifest.examples ? { examples: manifest.examples } : {}),
+    ...durableFields(manifest, context.defined),
     metadata: loaderMetadata({
       root: descriptor.root,
       origin: context.origin,

@@ -14,18 +14,22 @@ export interface A2aOptions {
   description?: string;
   /** The agent's version on its card (default: the version of `@skillbox/server`). */
   version?: string;
-  /** Tasks kept in memory for `tasks/get` (default 1000); see `BoundedTaskStore`. */
+  /**
+   * Tasks no execution backs (a message naming an unknown skill) kept in memory for `tasks/get`
+   * (default 1000). Every other task is an execution, read from the database.
+   */
   maxTasks?: number;
-  /** Serialised bytes all kept tasks hold together (default 64 MiB); see `BoundedTaskStore`. */
+  /** Serialised bytes those in-memory tasks hold together (default 64 MiB). */
   maxTaskBytes?: number;
   /**
-   * Serialised bytes one finished task keeps (default 1 MiB): its larger parts become a
-   * reference to `GET /api/executions/<executionId>`; see `BoundedTaskStore`.
+   * Serialised bytes one task of a `tasks/list` page holds (default 1 MiB): its larger parts
+   * become a reference to `GET /api/executions/<executionId>`.
    */
   maxBytesPerTask?: number;
   /**
-   * The task store to use instead of a `BoundedTaskStore` with the limits above, such as one
-   * you keep a handle on to read its `size` and `retainedBytes`, or a store of your own.
+   * The task store to use instead of the `ExecutionTaskStore` (tasks read from the executions
+   * in the database), such as an in-memory `BoundedTaskStore` or a store of your own. Tasks
+   * then live as long as that store keeps them; executions stay in the database either way.
    */
   taskStore?: TaskStore;
 }

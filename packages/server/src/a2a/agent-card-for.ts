@@ -32,7 +32,7 @@ const DEFAULT_DESCRIPTION =
  * skills of the global owners (`system`, `public`), one per name at the version a bare name runs
  * (the highest stable one); skills private to an owner are not advertised (their owner can still
  * run them). The one interface is JSON-RPC at `endpointUrl`, declared for protocol versions 1.0
- * and 0.3. Streaming and push notifications are not offered.
+ * and 0.3. Streaming is offered (`message/stream`, `tasks/resubscribe`); push notifications are not.
  */
 export function agentCardFor(options: AgentCardOptions): AgentCard {
   const securitySchemes: Record<string, SecurityScheme> = options.apiKeysConfigured
@@ -58,7 +58,7 @@ export function agentCardFor(options: AgentCardOptions): AgentCard {
     ),
     provider: undefined,
     version: options.version ?? SERVER_PACKAGE_VERSION,
-    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes,
     securityRequirements: options.apiKeysConfigured ? [{ schemes: { [API_KEY_SCHEME]: { list: [] } } }] : [],
     defaultInputModes: ["application/json", "text/plain"],

@@ -1,7 +1,7 @@
 import { A2A_VERSION_HEADER, AgentCard } from "@a2a-js/sdk";
 import { A2A_LEGACY_PROTOCOL_VERSION } from "@a2a-js/sdk/compat/v0_3";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { ContentTypeNotSupportedError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { ContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
 import { SkillboxError, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
 import { findOverDeepPath } from "@skillbox/core/internal";
@@ -25,6 +25,14 @@ export interface A2aRoutesOptions extends A2aOptions {
   apiKeysConfigured: boolean;
 }
 
+/** The JSON-RPC methods answered with a stream (v1.0 and v0.3 names). */
+const STREAMING_METHODS: ReadonlySet<string> = new Set([
+  "SendStreamingMessage",
+  "SubscribeToTask",
+  "message/stream",
+  "tasks/resubscribe",
+]);
+
 /** JSON-RPC's "Invalid params" error code. */
 const INVALID_PARAMS = -32602;
 
@@ -44,7 +52,8 @@ type JsonRpcEnvelope = { jsonrpc: "2.0"; id: string | number | null; result?: un
  * request with `A2A-Version: 1.0`, else the v0.3 card) and `POST /a2a`, JSON-RPC behind the API's
  * authentication, v1.0 methods (`SendMessage`, `GetTask`, `CancelTask`, `ListTasks`) with
  * `A2A-Version: 1.0` and v0.3 ones (`message/send`, `tasks/get`, `tasks/cancel`) without it, as
- * the SDK's own servers route them.
+ * the SDK's own servers route them. The streaming methods (`SendStreamingMessage`/`message/stream`,
+ * `SubscribeToTask`/`tasks/resubscribe`) answer with Server-Sent Events.
  */
 export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
   const publicUrl = checkedPublicUrl(options.publicUrl);
@@ -106,10 +115,12 @@ export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
         error: { code: INVALID_PARAMS, message, data: { path: overDeepPath, maxDepth } },
       });
     }
+    // A stream's client learns the task id from its first event, so leaving does not cancel it.
+    const streaming = STREAMING_METHODS.has(String((body as { method?: unknown } | null)?.method));
     const callContext = new ServerCallContext({
       user: new OwnerUser(context.get("owner"), options.apiKeysConfigured),
       requestedVersion: version,
-      state: new Map([[CLIENT_SIGNAL_STATE_KEY, clientSignal(context)]]),
+      state: new Map(streaming ? [] : [[CLIENT_SIGNAL_STATE_KEY, clientSignal(context)]]),
     });
     try {
       validateVersion(version, await requestHandler.getAgentCard(), "JSONRPC");
@@ -120,9 +131,7 @@ export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
       body as Record<string, unknown>,
       callContext,
     );
-    if (Symbol.asyncIterator in handled) {
-      return answer(context, { jsonrpc: "2.0", id, error: toError(await streamFailure(handled)) });
-    }
+    if (Symbol.asyncIterator in handled) return streamAnswer(context, handled, id, toError);
     return answer(context, handled as JsonRpcEnvelope);
   });
 
@@ -135,17 +144,54 @@ function answer(context: Context, envelope: JsonRpcEnvelope): Response {
 }
 
 /**
- * Streaming methods come back as generators that fail on their first step (this agent has no
- * streaming capability); the error is what the caller gets.
+ * A streaming method's answer: its first event decides — a failure before it (an unknown task,
+ * an invalid message) is a plain JSON-RPC error; otherwise Server-Sent Events, one `data:` line
+ * of a JSON-RPC envelope per event, as the SDK's own servers send them, a failure mid-stream
+ * an `event: error`. The client going away ends the stream (and the subscription under it).
  */
-async function streamFailure(stream: AsyncGenerator<unknown, void, undefined>): Promise<unknown> {
+async function streamAnswer(
+  context: Context,
+  stream: AsyncGenerator<unknown, void, undefined>,
+  id: string | number | null,
+  toError: (error: unknown) => unknown,
+): Promise<Response> {
+  let first: IteratorResult<unknown, void>;
   try {
-    await stream.next();
-    await stream.return();
+    first = await stream.next();
   } catch (error) {
-    return error;
+    return answer(context, { jsonrpc: "2.0", id, error: toError(error) });
   }
-  return new UnsupportedOperationError("Streaming is not supported by this agent; use message/send");
+  const encoder = new TextEncoder();
+  const event = (value: unknown) => encoder.encode(`data: ${JSON.stringify(value)}\n\n`);
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.done) controller.close();
+      else controller.enqueue(event(first.value));
+    },
+    async pull(controller) {
+      try {
+        const next = await stream.next();
+        if (next.done) controller.close();
+        else controller.enqueue(event(next.value));
+      } catch (error) {
+        const envelope = { jsonrpc: "2.0", id, error: toError(error) };
+        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(envelope)}\n\n`));
+        controller.close();
+      }
+    },
+    async cancel() {
+      await stream.return(undefined);
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      // Proxies such as nginx would hold the events back otherwise.
+      "x-accel-buffering": "no",
+    },
+  });
 }
 
 function isLegacy(version: string | undefined): boolean {

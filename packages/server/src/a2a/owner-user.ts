@@ -1,4 +1,4 @@
-import type { User } from "@a2a-js/sdk/server";
+import type { ServerCallContext, User } from "@a2a-js/sdk/server";
 
 /**
  * The caller as the A2A SDK sees it. The SDK scopes its task store, event buses and write locks
@@ -12,4 +12,12 @@ export class OwnerUser implements User {
     /** True when the owner came from an API key, false for the anonymous `public` caller. */
     readonly isAuthenticated: boolean,
   ) {}
+}
+
+/**
+ * The owner id a request acts as: the SDK user's `userName`, or `public` when it has none (the
+ * SDK's unauthenticated user).
+ */
+export function ownerOfContext(context: ServerCallContext | undefined): string {
+  return context?.user?.userName || "public";
 }

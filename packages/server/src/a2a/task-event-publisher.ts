@@ -5,10 +5,10 @@ import { AgentEvent, type ExecutionEventBus } from "@a2a-js/sdk/server";
 type Metadata = Record<string, unknown>;
 
 /**
- * Publishes the events of one A2A task on the SDK's event bus: the task itself, its status
- * changes and its output artifact. The SDK's result manager folds them into the stored task
- * (status metadata is merged into the task's metadata) and ends a waiting `message/send` at the
- * first final state.
+ * Publishes the first events of one A2A task on the SDK's event bus: the task itself and a
+ * status change (an execution's later ones come from `executionTaskUpdates`). The SDK's result
+ * manager folds them into the stored task (status metadata is merged into the task's metadata)
+ * and ends a waiting `message/send` at the first final or interrupted state.
  */
 export class TaskEventPublisher {
   constructor(
@@ -43,34 +43,6 @@ export class TaskEventPublisher {
           timestamp: now(),
         },
         metadata: options.metadata,
-      }),
-    );
-  }
-
-  /** The skill's output as one artifact holding one data part. */
-  output(executionId: string, output: unknown, description: string): void {
-    this.eventBus.publish(
-      AgentEvent.artifactUpdate({
-        taskId: this.taskId,
-        contextId: this.contextId,
-        artifact: {
-          artifactId: executionId,
-          name: "output",
-          description,
-          parts: [
-            {
-              content: { $case: "data", value: output },
-              metadata: undefined,
-              filename: "",
-              mediaType: "application/json",
-            },
-          ],
-          metadata: { executionId },
-          extensions: [],
-        },
-        append: false,
-        lastChunk: true,
-        metadata: undefined,
       }),
     );
   }

@@ -4,6 +4,8 @@ import type { MiddlewareHandler } from "hono";
 import type { HttpEnv } from "./http-env.js";
 import { errorResponse } from "./http-error.js";
 import { isLoopbackHostname } from "./is-loopback-hostname.js";
+import { isLoopbackPeer } from "./is-loopback-peer.js";
+import { type ApiKeyGrant, readApiKeyGrant } from "./read-api-key-grant.js";
 
 /** The owner every caller acts as when no API keys are configured. */
 const ANONYMOUS_OWNER = "public";
@@ -11,15 +13,20 @@ const ANONYMOUS_OWNER = "public";
 const CHALLENGE = 'Bearer realm="skillbox"';
 
 /**
- * Builds the middleware that puts the caller's owner id on the context.
+ * Builds the middleware that puts the caller's owner id, and whether it may decide approvals,
+ * on the context.
  *
- * With keys: `Authorization: Bearer <key>` is required and the key's owner becomes the caller.
- * Keys are looked up by their SHA-256 digest, so how long a lookup takes does not depend on how
- * much of a guessed key matches a real one.
+ * With keys: `Authorization: Bearer <key>` is required and the key's owner becomes the caller;
+ * the key is an approver when its owner was given as `owner+approver`. Keys are looked up by
+ * their SHA-256 digest, so how long a lookup takes does not depend on how much of a guessed key
+ * matches a real one.
  *
  * Without keys: every caller is `public`, and only requests addressed to a loopback host name
  * are served — a web page the user visits could otherwise reach this unauthenticated server
- * through a DNS name it rebinds to 127.0.0.1.
+ * through a DNS name it rebinds to 127.0.0.1. Approving is further limited to connections that
+ * come from this machine (a loopback peer address): a Host header is the client's to choose, a
+ * peer address is not, so a keyless server exposed through a port forward cannot be approved
+ * from elsewhere.
  */
 export function createAuthentication(
   apiKeys: Record<string, string> | undefined,
@@ -37,6 +44,7 @@ export function createAuthentication(
         });
       }
       context.set("owner", ANONYMOUS_OWNER);
+      context.set("approver", isLoopbackPeer(context));
       await next();
     };
   }
@@ -53,8 +61,8 @@ export function createAuthentication(
       );
     }
     const match = /^Bearer +(\S+) *$/i.exec(header);
-    const owner = match?.[1] === undefined ? undefined : owners.get(digest(match[1]));
-    if (owner === undefined) {
+    const grant = match?.[1] === undefined ? undefined : owners.get(digest(match[1]));
+    if (grant === undefined) {
       return errorResponse(
         context,
         {
@@ -67,21 +75,23 @@ export function createAuthentication(
         { "WWW-Authenticate": `${CHALLENGE}, error="invalid_token"` },
       );
     }
-    context.set("owner", owner);
+    context.set("owner", grant.owner);
+    context.set("approver", grant.approver);
     await next();
   };
 }
 
-function digestKeys(apiKeys: Record<string, string>): Map<string, string> {
-  const owners = new Map<string, string>();
+function digestKeys(apiKeys: Record<string, string>): Map<string, ApiKeyGrant> {
+  const owners = new Map<string, ApiKeyGrant>();
   for (const [key, owner] of Object.entries(apiKeys)) {
-    if (key.trim() === "" || typeof owner !== "string" || owner.trim() === "") {
+    const grant = typeof owner === "string" ? readApiKeyGrant(owner) : undefined;
+    if (key.trim() === "" || grant === undefined || grant.owner.trim() === "") {
       throw new SkillboxError(
         "API_KEYS_INVALID",
-        "createHttpApp: every entry of `apiKeys` needs a non-empty key and a non-empty owner id",
+        'createHttpApp: every entry of `apiKeys` needs a non-empty key and a non-empty owner id ("owner" or "owner+approver")',
       );
     }
-    owners.set(digest(key), owner);
+    owners.set(digest(key), grant);
   }
   return owners;
 }

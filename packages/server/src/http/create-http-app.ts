@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { A2aOptions } from "../a2a/a2a-options.js";
 import { createA2aRoutes } from "../a2a/create-a2a-routes.js";
 import { createAuthentication } from "./authenticate.js";
+import type { ExecutionEventsOptions } from "./execution-event-stream.js";
 import { createExecutionRoutes } from "./execution-routes.js";
 import type { HttpEnv } from "./http-env.js";
 import { errorResponse, handleHttpError } from "./http-error.js";
@@ -14,7 +15,11 @@ import { createSkillRoutes } from "./skill-routes.js";
 export interface HttpAppOptions {
   registry: SkillRegistry;
   executor: SkillExecutor;
-  /** API key → owner id. Empty or undefined: no authentication, every caller is the owner "public". */
+  /**
+   * API key → owner id; an owner written `"alice+approver"` makes the key an approver key of
+   * `alice` (it may approve and reject her executions). Empty or undefined: no authentication,
+   * every caller is the owner "public", and only connections from this machine may approve.
+   */
   apiKeys?: Record<string, string>;
   /** Largest accepted request body in bytes (default 1 MiB); larger → 413. */
   maxBodyBytes?: number;
@@ -25,6 +30,8 @@ export interface HttpAppOptions {
    * `/a2a` (same authentication as the API). On by default; `false` turns it off.
    */
   a2a?: A2aOptions | false;
+  /** Bounds of `GET /api/executions/:id/events` (heartbeat interval, streams per owner). */
+  executionEvents?: ExecutionEventsOptions;
 }
 
 /**
@@ -42,7 +49,9 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       `createHttpApp: \`maxBodyBytes\` must be a whole number of bytes, got ${maxBodyBytes}`,
     );
   }
+  checkExecutionEvents(options.executionEvents);
   const authenticate = createAuthentication(options.apiKeys);
+  const apiKeysConfigured = Object.keys(options.apiKeys ?? {}).length > 0;
   const limit = limitBody(maxBodyBytes);
   const { registry, executor, mcp } = options;
 
@@ -68,7 +77,10 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   const api = new Hono<HttpEnv>();
   api.use(authenticate, limit);
   api.route("/skills", createSkillRoutes({ registry, executor }));
-  api.route("/executions", createExecutionRoutes(executor));
+  api.route(
+    "/executions",
+    createExecutionRoutes({ executor, apiKeysConfigured, events: options.executionEvents }),
+  );
   app.route("/api", api);
 
   if (mcp !== undefined) {
@@ -78,11 +90,24 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   }
 
   if (options.a2a !== false) {
-    const apiKeysConfigured = Object.keys(options.apiKeys ?? {}).length > 0;
     app.route(
       "/",
       createA2aRoutes({ ...options.a2a, registry, executor, authenticate, limit, apiKeysConfigured }),
     );
   }
   return app;
+}
+
+function checkExecutionEvents(options: ExecutionEventsOptions | undefined): void {
+  for (const [field, value] of Object.entries({
+    heartbeatIntervalMs: options?.heartbeatIntervalMs,
+    maxStreamsPerOwner: options?.maxStreamsPerOwner,
+  })) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+      throw new SkillboxError(
+        "SERVER_CONFIG_INVALID",
+        `createHttpApp: \`executionEvents.${field}\` must be a positive whole number, got ${value}`,
+      );
+    }
+  }
 }

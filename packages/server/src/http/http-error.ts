@@ -28,6 +28,11 @@ const STATUS_BY_CODE = {
   EXECUTION_NOT_FOUND: 404,
   SKILL_DISABLED: 409,
   IDEMPOTENCY_CONFLICT: 409,
+  // Acting on an execution in a state that does not allow it: cancelling a finished one,
+  // deciding an approval twice, too late, or one never asked for.
+  EXECUTION_FINISHED: 409,
+  APPROVAL_NOT_PENDING: 409,
+  APPROVAL_EXPIRED: 409,
   BODY_TOO_LARGE: 413,
   CONTENT_TYPE_INVALID: 415,
   INPUT_INVALID: 422,
@@ -58,6 +63,13 @@ const STATUS_BY_CODE = {
   CALL_DEPTH_EXCEEDED: 500,
   UNDECLARED_DEPENDENCY: 500,
   INTERRUPTED: 500,
+  // Recorded outcomes and internal signals, answered as records (a rejected execution is 200).
+  APPROVAL_REJECTED: 500,
+  APPROVAL_REQUIRED: 500,
+  // The long-polls catch a wait's timeout and answer with the current record; an aborted wait
+  // has no client left to answer.
+  WAIT_TIMEOUT: 504,
+  WAIT_ABORTED: 500,
   OUT_OF_MEMORY: 500,
   WORKER_EXITED: 500,
   SANDBOX_FAILED: 500,

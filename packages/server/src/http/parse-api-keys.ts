@@ -1,11 +1,14 @@
 import { SkillboxError } from "@skillbox/core";
+import { APPROVER_SUFFIX, readApiKeyGrant } from "./read-api-key-grant.js";
 
 /**
  * Parses `SKILLBOX_API_KEYS` (`"key1:owner1,key2:owner2"`) into a map of API key → owner id.
  * A key ends at the first `:` (owner ids may contain more); blank entries such as a trailing
- * comma are skipped; an empty text means no keys. A malformed entry throws a `SkillboxError`
- * with code `API_KEYS_INVALID` naming the entry by position — with only the key's first
- * characters, so the error never prints a whole secret into a log.
+ * comma are skipped; an empty text means no keys. An owner ending in `+approver`
+ * (`"key3:owner1+approver"`) makes that key an approver key of the owner: the value keeps the
+ * suffix, which `createHttpApp` reads. A malformed entry throws a `SkillboxError` with code
+ * `API_KEYS_INVALID` naming the entry by position — with only the key's first characters, so
+ * the error never prints a whole secret into a log.
  */
 export function parseApiKeys(text: string): Record<string, string> {
   const keys = new Map<string, string>();
@@ -22,6 +25,11 @@ export function parseApiKeys(text: string): Record<string, string> {
     const owner = entry.slice(separator + 1).trim();
     if (key === "") throw invalid(`${label} has an empty key; write each entry as "key:owner"`);
     if (owner === "") throw invalid(`${label} has an empty owner; write each entry as "key:owner"`);
+    if (readApiKeyGrant(owner).owner === "") {
+      throw invalid(
+        `${label} has an empty owner before "${APPROVER_SUFFIX}"; write an approver key as "key:owner${APPROVER_SUFFIX}"`,
+      );
+    }
     if (/\s/.test(key))
       throw invalid(`${label}: the key contains whitespace, which a Bearer token cannot carry`);
     if (keys.has(key)) {

@@ -11,6 +11,12 @@ const MAX_PAGE_SIZE = 1000;
 /** Longest `idempotencyKey` and `sessionId` accepted. */
 const MAX_IDENTIFIER_LENGTH = 200;
 
+/** Longest `reason` and `comment` accepted: a note for a person, not a document. */
+const MAX_NOTE_LENGTH = 2000;
+
+/** Longest long-poll (`?wait=`, `Prefer: wait=`) in seconds: past a minute proxies start cutting idle requests. */
+export const MAX_WAIT_SECONDS = 60;
+
 /**
  * A caller-chosen identifier. Each check carries its own message: with only the schema-wide
  * `error`, Zod would answer "must be a string" for a string that is merely too long.
@@ -42,6 +48,31 @@ export const executeBodySchema = z.strictObject({
   sessionId: identifierSchema.optional(),
 });
 
+/** A free-text note a person writes: why they cancel or reject, what they note on an approval. */
+const noteSchema = z
+  .string({ error: "must be a string" })
+  .min(1, "must not be empty (leave it out instead)")
+  .max(MAX_NOTE_LENGTH, {
+    error: (issue) =>
+      `must be at most ${MAX_NOTE_LENGTH} characters, got ${(issue.input as string).length}; write a shorter note`,
+  });
+
+/** Body of `POST /api/executions/:id/cancel` (may be empty). */
+export const cancelBodySchema = z.strictObject({ reason: noteSchema.optional() });
+
+/**
+ * Body of `POST /api/executions/:id/approve` (may be empty): `input` replaces the input the
+ * execution runs with (validated against the skill's schema). Who approves is the caller, never
+ * a field.
+ */
+export const approveBodySchema = z.strictObject({
+  input: z.unknown().optional(),
+  comment: noteSchema.optional(),
+});
+
+/** Body of `POST /api/executions/:id/reject` (may be empty). */
+export const rejectBodySchema = z.strictObject({ reason: noteSchema.optional() });
+
 /** Body of `PATCH /api/skills/:id`. */
 export const patchSkillBodySchema = z.strictObject({
   enabled: z.boolean({ error: "must be true or false" }),
@@ -59,6 +90,11 @@ const wholeNumber = (minimum: number, maximum: number) => {
 /** Query of `GET /api/skills`. */
 export const listSkillsQuerySchema = z.strictObject({
   versions: z.enum(["latest", "all"], { error: 'must be "latest" or "all"' }).default("latest"),
+});
+
+/** Query of `GET /api/executions/:id`: `wait` long-polls for up to that many seconds. */
+export const getExecutionQuerySchema = z.strictObject({
+  wait: wholeNumber(0, MAX_WAIT_SECONDS).optional(),
 });
 
 /** Query of `GET /api/executions`. */
@@ -90,14 +126,22 @@ export const listExecutionsQuerySchema = z.strictObject({
   offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
 });
 
+/** Options of {@link readJsonBody}. */
+export interface ReadJsonBodyOptions {
+  /** An empty body counts as `{}` (the JSON content type is still required). */
+  allowEmpty?: boolean;
+}
+
 /**
  * Reads the body as JSON and validates it. Content types other than JSON are refused (415):
  * a web page can POST `text/plain` to a local server without a CORS preflight, so accepting it
- * would let any site run skills on an unauthenticated server.
+ * would let any site run skills on an unauthenticated server. That holds for an empty body
+ * too: a bodiless cross-site POST needs no preflight either.
  */
 export async function readJsonBody<Schema extends z.ZodType>(
   context: Context,
   schema: Schema,
+  options: ReadJsonBodyOptions = {},
 ): Promise<z.output<Schema>> {
   const contentType = context.req.header("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
@@ -109,6 +153,7 @@ export async function readJsonBody<Schema extends z.ZodType>(
     );
   }
   const text = await context.req.text();
+  if (text.trim() === "" && options.allowEmpty === true) return validate(context, schema, {}, "body");
   if (text.trim() === "") {
     throw requestInvalid(`${subjectOf(context)}: the request body is empty; send a JSON object`);
   }

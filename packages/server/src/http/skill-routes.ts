@@ -1,25 +1,31 @@
 import {
   executionFailure,
+  isFinalExecutionStatus,
   SKILL_NAME_PATTERN,
   type Skill,
   SkillboxError,
+  type SkillExecution,
   type SkillExecutor,
   type SkillRegistry,
   toCallerExecution,
 } from "@skillbox/core";
-import { findOverDeepPath } from "@skillbox/core/internal";
 import { type Context, Hono } from "hono";
 import { clientSignal } from "./client-signal.js";
 import type { HttpEnv } from "./http-env.js";
 import { errorResponse, requestInvalid } from "./http-error.js";
+import { ownExecution } from "./own-execution.js";
+import { parsePreferHeader } from "./parse-prefer-header.js";
+import { refuseOverDeepInput } from "./refuse-over-deep-input.js";
 import {
   executeBodySchema,
   listSkillsQuerySchema,
+  MAX_WAIT_SECONDS,
   patchSkillBodySchema,
   readJsonBody,
   readQuery,
 } from "./request-schemas.js";
 import { type LatestSkillView, toSkillView } from "./skill-view.js";
+import { waitForExecution } from "./wait-for-execution.js";
 
 const SKILL_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Versions are stored normalised (no build metadata), so a `-` after the patch means a prerelease. */
@@ -32,7 +38,12 @@ interface SkillRoutesOptions {
   executor: SkillExecutor;
 }
 
-/** The `/api/skills` routes. */
+/**
+ * The `/api/skills` routes. `POST /:name/execute` runs the skill and answers with its record;
+ * with `Prefer: respond-async` it queues it (`executor.submit`) and answers 202 with `Location:
+ * /api/executions/:id` (a final answer instead when `wait=N` was also preferred and it came in
+ * time). An execution that awaits approval is 202 with `Location` either way.
+ */
 export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
 
@@ -51,11 +62,32 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
   routes.get("/:name", (context) => showVersions(context, context.req.param("name")));
 
   const execute = async (context: Context<HttpEnv>, name: string) => {
+    // Read before the body: a preference the server cannot parse must not run anything.
+    const preferHeader = context.req.header("prefer");
+    const preferences = preferHeader === undefined ? undefined : parsePreferHeader(preferHeader);
     const body = await readJsonBody(context, executeBodySchema);
     refuseOverDeepInput(body.input, executor.maxNestingDepth);
     const owner = context.get("owner");
     const reference = body.version === undefined ? checkedName(name) : `${checkedName(name)}@${body.version}`;
-    const execution = await executor.execute(reference, body.input === undefined ? {} : body.input, {
+    const input = body.input === undefined ? {} : body.input;
+    if (preferences?.respondAsync === true) {
+      const id = await executor.submit(reference, input, {
+        apiKeyId: owner,
+        idempotencyKey: body.idempotencyKey,
+        timeoutMs: body.timeoutMs,
+        sessionId: body.sessionId,
+      });
+      // `respond-async, wait=N` (RFC 7240): a final answer is welcome if it comes within N
+      // seconds. The client leaving ends only the wait; the execution is queued for good.
+      const seconds = Math.min(preferences.waitSeconds ?? 0, MAX_WAIT_SECONDS);
+      const execution =
+        seconds > 0
+          ? await waitForExecution(executor, id, { owner, seconds, signal: clientSignal(context) })
+          : ownExecution(executor, id, owner);
+      if (isFinalExecutionStatus(execution.status)) return answerFinal(context, execution);
+      return accepted(context, execution, { "Preference-Applied": "respond-async" });
+    }
+    const execution = await executor.execute(reference, input, {
       apiKeyId: owner,
       idempotencyKey: body.idempotencyKey,
       timeoutMs: body.timeoutMs,
@@ -66,17 +98,10 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
       // Its retry, though, stops waiting for the first attempt's execution once its own client left.
       waitSignal: body.idempotencyKey === undefined ? undefined : clientSignal(context),
     });
-    // Invalid input is the request's fault even though the executor recorded it.
-    const failure = executionFailure(execution);
-    if (failure?.code === "INPUT_INVALID") {
-      return errorResponse(context, {
-        code: failure.code,
-        message: failure.message,
-        data: { executionId: execution.id, violations: failure.data },
-      });
-    }
-    // The caller's view: the record's stack (host paths) stays in the audit trail.
-    return context.json(toCallerExecution(execution));
+    // A skill that needs approval stops there and comes back at once: like an asynchronous
+    // answer, it is not finished, so it says where to follow it.
+    if (execution.status === "awaiting_approval") return accepted(context, execution);
+    return answerFinal(context, execution);
   };
   routes.post("/:name/execute", (context) => execute(context, context.req.param("name")));
 
@@ -110,6 +135,33 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
   return routes;
 }
 
+/** 202 with the record and `Location` of an execution under way. */
+function accepted(
+  context: Context,
+  execution: SkillExecution,
+  headers: Record<string, string> = {},
+): Response {
+  return context.json(toCallerExecution(execution), 202, {
+    Location: `/api/executions/${encodeURIComponent(execution.id)}`,
+    ...headers,
+  });
+}
+
+/** A finished execution: 200 with its record, or the 422 of input its schema refused. */
+function answerFinal(context: Context, execution: SkillExecution): Response {
+  // Invalid input is the request's fault even though the executor recorded it.
+  const failure = executionFailure(execution);
+  if (failure?.code === "INPUT_INVALID") {
+    return errorResponse(context, {
+      code: failure.code,
+      message: failure.message,
+      data: { executionId: execution.id, violations: failure.data },
+    });
+  }
+  // The caller's view: the record's stack (host paths) stays in the audit trail.
+  return context.json(toCallerExecution(execution));
+}
+
 /** One entry per name: the version `execute(name)` would run, else (all disabled or prerelease) the highest. */
 function latest(skills: Skill[]): LatestSkillView[] {
   const byName = new Map<string, Skill[]>();
@@ -123,20 +175,6 @@ function latest(skills: Skill[]): LatestSkillView[] {
     const shown = runnable ?? versions[0]!;
     return { ...toSkillView(shown), versions: versions.map((skill) => skill.version) };
   });
-}
-
-/**
- * Refuses (400) an input nested deeper than the executor accepts, before it runs. The executor
- * would refuse it too, but recording that refusal is for callers that reach it in-process: a
- * body thousands deep is a malformed request, and answering it must not walk it recursively.
- */
-function refuseOverDeepInput(input: unknown, maxDepth: number): void {
-  const path = findOverDeepPath(input, maxDepth, "input");
-  if (path === undefined) return;
-  throw requestInvalid(
-    `\`input\` nests objects and arrays deeper than ${maxDepth} levels (at ${path}); send a flatter value`,
-    { path, maxDepth },
-  );
 }
 
 /** A path segment percent-decoded; one that does not decode stays as it is (and names no skill). */

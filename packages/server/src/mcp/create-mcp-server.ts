@@ -6,8 +6,15 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isSkillboxError, type SkillExecution, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
+import {
+  type ExecutionProgress,
+  isSkillboxError,
+  type SkillExecution,
+  type SkillExecutor,
+  type SkillRegistry,
+} from "@skillbox/core";
 import { executionToToolResult, toolErrorResult } from "./execution-to-tool-result.js";
+import { progressNotifier } from "./progress-notifier.js";
 import { SERVER_PACKAGE_VERSION } from "./server-package-version.js";
 import { ToolCatalog } from "./tool-catalog.js";
 import { WRAPPED_INPUT_PROPERTY } from "./tool-input-schema.js";
@@ -49,6 +56,13 @@ export interface McpServerHandle {
  *   an output schema was advertised. A failed execution, or one refused (`SKILL_DISABLED`, …),
  *   is a tool result with `isError: true` and the text `CODE: message`. An unknown tool name is
  *   a protocol error (`-32602`), as the spec says.
+ * - A call with `_meta.progressToken` also passes `onProgress` to `execute()`: each
+ *   `ctx.progress()` report becomes `notifications/progress` (`progress`, `total`,
+ *   `message`; the execution id in `_meta`), and the client's `notifications/cancelled` cancels
+ *   the execution.
+ * - A skill that needs approval answers at once with a result saying so, its execution id in
+ *   `_meta` (and in `structuredContent` when the tool has no output schema). Nothing on this
+ *   server approves it: a person decides over the HTTP API or the CLI, never the model.
  * - `notifications/tools/list_changed` (capability `tools.listChanged`) once the owner's tool
  *   list really changed: hot reloads, enable/disable, registrations — by this process or, noticed
  *   within half a second, by another one. Bursts are compared once after 50 ms of quiet.
@@ -91,13 +105,24 @@ export function createCatalogServer(
     }
     const argumentsObject = request.params.arguments ?? {};
     const input = entry.wrapsInput ? argumentsObject[WRAPPED_INPUT_PROPERTY] : argumentsObject;
+    const session = extra.sessionId === undefined ? {} : { sessionId: extra.sessionId };
+    const progressToken = request.params._meta?.progressToken;
     let execution: SkillExecution;
     try {
       // The catalog resolved it (and drops its snapshot on every registry change): not again.
+      const notify =
+        progressToken === undefined ? undefined : progressNotifier(progressToken, extra.sendNotification);
       execution = await options.executor.execute(entry.skill, input, {
         apiKeyId: owner,
-        ...(extra.sessionId === undefined ? {} : { sessionId: extra.sessionId }),
+        ...session,
         signal: extra.signal,
+        ...(notify === undefined
+          ? {}
+          : {
+              onProgress: (progress: ExecutionProgress, executionId: string) => {
+                void notify(progress, executionId);
+              },
+            }),
       });
     } catch (error) {
       // Refusals before the run (SKILL_DISABLED after a race with a disable, BUSY while closing)

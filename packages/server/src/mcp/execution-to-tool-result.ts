@@ -8,6 +8,9 @@ import { EXECUTION_META_KEY, type SkillTool, STATUS_META_KEY } from "./skill-to-
  */
 const ERROR_META_KEY = "skillbox/error";
 
+/** The `_meta` key of a result awaiting approval holding the execution's `approval` record. */
+const APPROVAL_META_KEY = "skillbox/approval";
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -48,6 +51,7 @@ export function executionToToolResult(execution: SkillExecution, entry: SkillToo
     [EXECUTION_META_KEY]: execution.id,
     [STATUS_META_KEY]: execution.status,
   };
+  if (execution.status === "awaiting_approval") return awaitingApprovalResult(execution, entry, meta);
   const failure = executionFailure(execution);
   if (failure !== undefined) {
     const error = toCallerError(failure, { skill: `${execution.skillName}@${execution.skillVersion}` });
@@ -66,4 +70,40 @@ export function executionToToolResult(execution: SkillExecution, entry: SkillToo
     );
   }
   return { content: [{ type: "text", text }], structuredContent: output, _meta: meta };
+}
+
+/**
+ * The answer for an execution stopped at `awaiting_approval`: it has not run, and a person — not
+ * the model — approves or rejects it (`POST /api/executions/<id>/approve`, `skillbox approve
+ * <id>`). The text says so and tells the model not to call again, which would only ask for a
+ * second approval. `_meta` has the execution id, its status and the approval record;
+ * `structuredContent` repeats them when the tool has no output schema. A tool with one gets
+ * `isError: true` instead: a result that is not an error must then carry structured content of
+ * the schema's shape, and clients reject one that does not.
+ */
+function awaitingApprovalResult(
+  execution: SkillExecution,
+  entry: SkillTool,
+  meta: Record<string, unknown>,
+): CallToolResult {
+  const approval = execution.approval;
+  const reason = approval?.reason ?? "the skill requires approval";
+  const until = approval?.expiresAt == null ? "" : ` (until ${approval.expiresAt})`;
+  const text =
+    `Not run yet: ${execution.skillName}@${execution.skillVersion} needs a person's approval — ${reason}. ` +
+    `Execution ${execution.id} waits for it${until} and runs once approved; its result is recorded ` +
+    "with the execution. Do not call the tool again for this: tell the user it awaits approval.";
+  meta[APPROVAL_META_KEY] = approval;
+  const result: CallToolResult = { content: [{ type: "text", text }], _meta: meta };
+  if (entry.hasOutputSchema) {
+    result.isError = true;
+    return result;
+  }
+  result.structuredContent = {
+    status: execution.status,
+    executionId: execution.id,
+    reason,
+    expiresAt: approval?.expiresAt ?? null,
+  };
+  return result;
 }

@@ -17,6 +17,7 @@ export interface SkillTool {
 /** `_meta` keys on tools and tool results (MCP `_meta` names take a `prefix/` of their own). */
 const SKILL_META_KEY = "skillbox/skill";
 const VERSION_META_KEY = "skillbox/version";
+const APPROVAL_META_KEY = "skillbox/approval";
 export const EXECUTION_META_KEY = "skillbox/executionId";
 export const STATUS_META_KEY = "skillbox/status";
 
@@ -26,7 +27,8 @@ export const STATUS_META_KEY = "skillbox/status";
  * `title`, its description, its input schema adapted to MCP's object-only `inputSchema` (see
  * `toolInputSchema`), and its output schema as `outputSchema` when that describes an object
  * (`type: "object"`) — MCP's `structuredContent` is always an object, so other outputs travel
- * as text only. `_meta` names the skill and the version.
+ * as text only. `_meta` names the skill and the version, and says `"skillbox/approval":
+ * "required"` for a skill whose every call waits for a person's approval.
  */
 export function skillToTool(skill: Skill, toolName: string): SkillTool {
   const input = toolInputSchema(skill.schema.input);
@@ -38,6 +40,9 @@ export function skillToTool(skill: Skill, toolName: string): SkillTool {
     inputSchema: input.schema,
     _meta: { [SKILL_META_KEY]: skill.name, [VERSION_META_KEY]: skill.version },
   };
+  // Told up front, so a client can warn that a call waits for a person (a predicate in
+  // `defineSkill` decides per input and is not known here).
+  if (skill.approval === "required") (tool._meta as Record<string, unknown>)[APPROVAL_META_KEY] = "required";
   if (skill.description !== "") tool.description = skill.description;
   if (hasOutputSchema) tool.outputSchema = output as Tool["outputSchema"];
   return { tool, skill, wrapsInput: input.wrapped, hasOutputSchema };

@@ -71,17 +71,23 @@ export function useA2aTestServer(): (
     );
     return {
       ...api,
-      client({ key, config } = {}) {
-        const factory = new ClientFactory(
-          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-            transports: [new JsonRpcTransportFactory({ fetchImpl: fetchWithKey(key) })],
-            ...(config === undefined ? {} : { clientConfig: config }),
-          }),
-        );
-        return factory.createFromUrl(api.server.url);
-      },
+      client: (clientOptions) => createA2aClient(api.server.url, clientOptions),
     };
   };
+}
+
+/** An SDK client built from the agent card at `url`, sending `key` as a Bearer token when given. */
+export function createA2aClient(
+  url: string,
+  { key, config }: { key?: string; config?: ClientConfig } = {},
+): Promise<Client> {
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl: fetchWithKey(key) })],
+      ...(config === undefined ? {} : { clientConfig: config }),
+    }),
+  );
+  return factory.createFromUrl(url);
 }
 
 function waitForAbort(signal: AbortSignal): Promise<never> {

@@ -51,7 +51,7 @@ describe("createHttpApp: A2A agent card", () => {
     expect(card.skills[0].examples).toEqual(['{"skill":"echo","input":{"msg":"hello"}}']);
   });
 
-  it("declares JSON-RPC at /a2a for A2A 1.0 and 0.3, no streaming, and no security without API keys", async () => {
+  it("declares JSON-RPC at /a2a for A2A 1.0 and 0.3, streaming, and no security without API keys", async () => {
     const running = await startServer();
 
     const card = await fetchCard(running.server.url, "1.0");
@@ -61,7 +61,7 @@ describe("createHttpApp: A2A agent card", () => {
       { url: `${running.server.url}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
     ]);
     expect(card.capabilities).toEqual({
-      streaming: false,
+      streaming: true,
       pushNotifications: false,
       extendedAgentCard: false,
     });
@@ -117,7 +117,7 @@ describe("createHttpApp: A2A agent card", () => {
       protocolVersion: "0.3",
       url: `${running.server.url}/a2a`,
       preferredTransport: "JSONRPC",
-      capabilities: { streaming: false, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: false },
       skills: [{ id: "echo", name: "echo", description: "The echo test skill", tags: [] }],
     });
     expect(card.supportedInterfaces).toHaveLength(2);

@@ -1,0 +1,15 @@
+/**
+ * SQL that takes a database of the newest schema back to before durable executions (schema
+ * version 4): what tests of older migrations run first, so the file looks as older versions left it.
+ */
+export const UNDO_DURABLE_EXECUTIONS = `
+  DROP TABLE skill_execution_jobs;
+  DROP TABLE skill_execution_cancels;
+  DROP TABLE skill_execution_events;
+  ALTER TABLE skill_executions DROP COLUMN progress;
+  ALTER TABLE skill_executions DROP COLUMN approval;
+  ALTER TABLE skills DROP COLUMN approval;
+  ALTER TABLE skills DROP COLUMN approval_timeout_ms;
+  ALTER TABLE skills DROP COLUMN concurrency;
+  ALTER TABLE skills DROP COLUMN idempotent;
+`;

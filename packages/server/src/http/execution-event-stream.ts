@@ -1,0 +1,171 @@
+import {
+  type ExecutionStreamEvent,
+  isSkillboxError,
+  SkillboxError,
+  type SkillExecutor,
+  toCallerError,
+  toCallerExecution,
+} from "@skillbox/core";
+import type { Context } from "hono";
+import { type SSEStreamingApi, streamSSE } from "hono/streaming";
+import { clientSignal } from "./client-signal.js";
+import { ExecutionEventBuffer } from "./execution-event-buffer.js";
+import type { HttpEnv } from "./http-env.js";
+import { ownExecution } from "./own-execution.js";
+
+/** Default heartbeat interval of an event stream: well under the minute proxies allow an idle response. */
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 15_000;
+/** Default most event streams one owner may have open at once. */
+const DEFAULT_MAX_STREAMS_PER_OWNER = 16;
+
+/** The SSE `id` of the `finished` event: a client reconnecting with it as `Last-Event-ID` has seen the end. */
+const FINISHED_EVENT_ID = "finished";
+
+/** Bounds of the `GET /api/executions/:id/events` streams (the `executionEvents` option of `createHttpApp`). */
+export interface ExecutionEventsOptions {
+  /** How often an idle stream sends a comment line so proxies keep it open, in ms (default 15,000). */
+  heartbeatIntervalMs?: number;
+  /** Most streams one owner may have open at once (default 16); one more is 429 `RATE_LIMITED`. */
+  maxStreamsPerOwner?: number;
+}
+
+/**
+ * The handler of `GET /api/executions/:id/events`: Server-Sent Events of one execution, from
+ * `executor.events()`. The first event is a `status` with the current record (so a client
+ * knows where things stand), then `status` and `progress` events as they happen, then
+ * `finished` with the final record, and the stream closes. Memory per stream is bounded (see {@link ExecutionEventBuffer}); the client going
+ * away ends the subscription.
+ */
+export function createExecutionEventStreams(
+  executor: SkillExecutor,
+  options: ExecutionEventsOptions = {},
+): (context: Context<HttpEnv>, id: string) => Response {
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+  const maxStreamsPerOwner = options.maxStreamsPerOwner ?? DEFAULT_MAX_STREAMS_PER_OWNER;
+  const openStreams = new Map<string, number>();
+
+  const release = (owner: string) => {
+    const open = (openStreams.get(owner) ?? 1) - 1;
+    if (open === 0) openStreams.delete(owner);
+    else openStreams.set(owner, open);
+  };
+
+  return (context, id) => {
+    const owner = context.get("owner");
+    // Checked before the stream starts, so a missing or foreign id is a plain 404.
+    ownExecution(executor, id, owner);
+    // EventSource reconnects whenever a stream closes; 204 is what makes it stop, and a client
+    // that saw `finished` has nothing more to learn.
+    if (context.req.header("last-event-id") === FINISHED_EVENT_ID) return context.body(null, 204);
+    const open = openStreams.get(owner) ?? 0;
+    if (open >= maxStreamsPerOwner) {
+      throw new SkillboxError(
+        "RATE_LIMITED",
+        `Owner "${owner}" has ${open} event streams open, the most this server allows; close one, or ` +
+          `long-poll GET /api/executions/${id}?wait=30 instead`,
+        { data: { maxStreamsPerOwner } },
+      );
+    }
+    openStreams.set(owner, open + 1);
+    // nginx buffers responses unless told not to, which would hold every event back.
+    context.header("X-Accel-Buffering", "no");
+    return streamSSE(context, async (stream) => {
+      const controller = new AbortController();
+      const client = clientSignal(context);
+      const stop = () => controller.abort(new Error("The client closed the event stream"));
+      try {
+        if (client.aborted) return;
+        client.addEventListener("abort", stop, { once: true });
+        stream.onAbort(stop);
+        await relay({ executor, id, owner, stream, controller, heartbeatIntervalMs });
+      } finally {
+        client.removeEventListener("abort", stop);
+        release(owner);
+      }
+    });
+  };
+}
+
+interface RelayOptions {
+  executor: SkillExecutor;
+  id: string;
+  owner: string;
+  stream: SSEStreamingApi;
+  /** Aborted when the client goes away; the relay aborts it when it ends, ending the subscription. */
+  controller: AbortController;
+  heartbeatIntervalMs: number;
+}
+
+/** Subscribes, then writes the buffered events at the pace the client reads them. */
+async function relay(options: RelayOptions): Promise<void> {
+  const { executor, id, owner, stream } = options;
+  const signal = options.controller.signal;
+  const buffer = new ExecutionEventBuffer();
+  const events = executor.events(id, { apiKeyId: owner, signal });
+  // The executor's first event is a `status` with the current record (or `finished` alone).
+  const reading = readInto(events, buffer);
+  try {
+    for (;;) {
+      if (signal.aborted || stream.aborted) return;
+      const next = await buffer.next(options.heartbeatIntervalMs, signal);
+      if (next === "idle") {
+        await stream.write(": heartbeat\n\n");
+        continue;
+      }
+      if (next === "end") {
+        if (buffer.failure !== undefined && !signal.aborted) await writeFailure(stream, buffer.failure);
+        return;
+      }
+      await write(stream, next);
+      if (next.type === "finished") return;
+    }
+  } finally {
+    // Abort first: an async generator's return() waits for its pending next(), which only the
+    // signal ends. The reading loop settles on its own and catches what it gets.
+    options.controller.abort();
+    buffer.end();
+    events.return?.()?.catch(() => undefined);
+    void reading;
+  }
+}
+
+async function readInto(
+  events: AsyncIterableIterator<ExecutionStreamEvent>,
+  buffer: ExecutionEventBuffer,
+): Promise<void> {
+  try {
+    for (;;) {
+      const result = await events.next();
+      if (result.done === true) break;
+      buffer.push(result.value);
+      if (result.value.type === "finished") break;
+    }
+    buffer.end();
+  } catch (error) {
+    buffer.end(error);
+  }
+}
+
+/** One event as SSE: the event's type is the SSE event name, its data the event in the caller's view. */
+function write(stream: SSEStreamingApi, event: ExecutionStreamEvent): Promise<void> {
+  const data =
+    event.type === "progress" ? event : { ...event, execution: toCallerExecution(event.execution) };
+  return stream.writeSSE({
+    event: event.type,
+    data: JSON.stringify(data),
+    ...(event.type === "finished" ? { id: FINISHED_EVENT_ID } : {}),
+  });
+}
+
+/**
+ * The stream ended without the final record (the executor closed, the database failed): say
+ * why before closing. Named `stream-error`, not `error`, which EventSource uses for its own
+ * connection errors.
+ */
+function writeFailure(stream: SSEStreamingApi, failure: unknown): Promise<void> {
+  if (!isSkillboxError(failure)) console.error("skillbox http: an execution event stream failed", failure);
+  const error = isSkillboxError(failure)
+    ? failure
+    : new SkillboxError("INTERNAL_ERROR", "The event stream failed; the server's log has the details");
+  return stream.writeSSE({ event: "stream-error", data: JSON.stringify({ error: toCallerError(error) }) });
+}
