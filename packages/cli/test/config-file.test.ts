@@ -94,4 +94,31 @@ describe("skillbox.config.ts", { timeout: 60_000 }, () => {
       "skillbox.config.mjs: `executor.maxAttemptTimeoutMs` must be a positive number of milliseconds",
     );
   });
+
+  it("sets the approval timeout and the background queue from executor, naming a bad field", async () => {
+    project.tree.writeFolder("plugins/guarded", {
+      "skill.json": { name: "guarded", version: "1.0.0", handler: "./index.mjs", approval: "required" },
+      "index.mjs": "export default () => 'ran';\n",
+    });
+    project.tree.write(
+      "skillbox.config.mjs",
+      "export default { executor: { approvalTimeoutMs: 60000, queue: { concurrency: 2 } } };\n",
+    );
+    const paused = await project.run(["run", "guarded", "--json"]);
+    expect(paused.code).toBe(3);
+    const record = JSON.parse(paused.stdout) as { approval: { requestedAt: string; expiresAt: string } };
+    expect(Date.parse(record.approval.expiresAt) - Date.parse(record.approval.requestedAt)).toBe(60_000);
+
+    project.tree.write(
+      "skillbox.config.mjs",
+      "export default { executor: { approvalTimeoutMs: -5, queue: { concurrency: 0, size: 3 } } };\n",
+    );
+    const invalid = await project.run(["list"]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain(
+      "`executor.approvalTimeoutMs` must be a positive number of milliseconds",
+    );
+    expect(invalid.stderr).toContain("`executor.queue.concurrency` must be at least 1 execution");
+    expect(invalid.stderr).toContain("unknown field `executor.queue.size`");
+  });
 });

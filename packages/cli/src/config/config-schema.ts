@@ -21,6 +21,13 @@ export const maxAttemptTimeoutSchema = milliseconds.positive("must be a positive
 /** The schema of `executor.shutdownGraceMs`, also used for `SKILLBOX_SHUTDOWN_GRACE_MS`. */
 export const shutdownGraceSchema = milliseconds.min(0, "must be 0 or more milliseconds");
 
+/** The schema of `executor.queue.concurrency` and `perSkillConcurrency`. */
+const executionCountSchema = z
+  .number({ error: "must be a number of executions" })
+  .int("must be a whole number of executions")
+  .min(1, "must be at least 1 execution")
+  .max(10_000, "must be at most 10000 executions");
+
 /** The schema of `server.mcp.maxSessionsPerOwner` and `maxSessions`, also used for their environment variables. */
 export const sessionCountSchema = z
   .number({ error: "must be a number of sessions" })
@@ -98,6 +105,17 @@ export const configSchema = z
           {
             maxAttemptTimeoutMs: maxAttemptTimeoutSchema.optional(),
             shutdownGraceMs: shutdownGraceSchema.optional(),
+            approvalTimeoutMs: milliseconds.positive("must be a positive number of milliseconds").optional(),
+            queue: z
+              .object(
+                {
+                  concurrency: executionCountSchema.optional(),
+                  perSkillConcurrency: executionCountSchema.optional(),
+                },
+                { error: "must be an object" },
+              )
+              .strict()
+              .optional(),
           },
           { error: "must be an object" },
         )

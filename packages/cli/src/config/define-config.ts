@@ -61,6 +61,13 @@ export interface SkillboxExecutorConfig {
    * before cancelling them, recorded `cancelled` (default 10 000). `SKILLBOX_SHUTDOWN_GRACE_MS` wins over it.
    */
   shutdownGraceMs?: number;
+  /** How long an execution may wait for approval when neither the call nor the skill says (default 24 h). */
+  approvalTimeoutMs?: number;
+  /**
+   * The background queue of `serve`, `dev` and `mcp` (submitted and approved executions): most at
+   * once (default 16) and most of one skill at once (default: `concurrency`).
+   */
+  queue?: { concurrency?: number; perSkillConcurrency?: number };
 }
 
 /** The `sandbox` block of {@link SkillboxConfig}: how `runtime: "container"` skills run. */

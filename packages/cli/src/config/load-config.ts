@@ -74,6 +74,10 @@ export interface ResolvedConfig {
     maxAttemptTimeoutMs: number | undefined;
     /** Milliseconds running executions get on shutdown before they are cancelled. */
     shutdownGraceMs: number;
+    /** How long an approval may wait (undefined: the executor's default). */
+    approvalTimeoutMs: number | undefined;
+    /** Limits of the serving hosts' background queue (undefined: the executor's defaults). */
+    queue: { concurrency?: number; perSkillConcurrency?: number } | undefined;
   };
   sandbox: { runtime: SandboxProviderName | undefined; warmPoolSize: number; image: string | undefined };
 }
@@ -140,6 +144,8 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
         numberFromEnvironment("SKILLBOX_SHUTDOWN_GRACE_MS", shutdownGraceSchema) ??
         fileConfig.executor?.shutdownGraceMs ??
         DEFAULT_SHUTDOWN_GRACE_MS,
+      approvalTimeoutMs: fileConfig.executor?.approvalTimeoutMs,
+      queue: fileConfig.executor?.queue,
     },
     sandbox: {
       runtime: fileConfig.sandbox?.runtime as SandboxProviderName | undefined,

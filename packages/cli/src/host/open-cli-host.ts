@@ -63,7 +63,14 @@ export function openCliHost(config: ResolvedConfig, options: CliHostOptions = {}
     runtimes: [containerRuntime],
     logger: options.logger ?? createConsoleLogger(),
     maxAttemptTimeoutMs: config.executor.maxAttemptTimeoutMs,
-    ...(options.queue === false ? { queue: false as const } : {}),
+    ...(config.executor.approvalTimeoutMs === undefined
+      ? {}
+      : { approvalTimeoutMs: config.executor.approvalTimeoutMs }),
+    ...(options.queue === false
+      ? { queue: false as const }
+      : config.executor.queue === undefined
+        ? {}
+        : { queue: config.executor.queue }),
   });
   let closing: Promise<void> | undefined;
   return {

@@ -251,18 +251,7 @@ export class JobStore {
       row.createdAt,
       this.runnerKey,
     );
-    statements.insertJob.run(
-      row.id,
-      row.apiKeyId,
-      row.skillId,
-      row.skillName,
-      row.rawInputJson,
-      JSON.stringify(row.options),
-      "queued",
-      row.createdAt,
-      null,
-      row.rerunnable ? 1 : 0,
-    );
+    this.writeJob({ ...row, state: "queued", queuedAt: row.createdAt, expiresAt: null });
     this.appendStatus({ id: row.id, owner: row.apiKeyId, skillName: row.skillName }, "queued", row.createdAt);
     return 0;
   }
@@ -348,18 +337,12 @@ export class JobStore {
       .transaction(() => {
         const approvalJson = JSON.stringify(row.approval);
         if (statements.pauseExecution.run(approvalJson, row.attempts, row.rowid).changes === 0) return false;
-        statements.insertJob.run(
-          row.id,
-          row.apiKeyId,
-          row.skillId,
-          row.skillName,
-          row.rawInputJson,
-          JSON.stringify(row.options),
-          "awaiting_approval",
-          row.queuedAt,
-          row.expiresAt,
-          row.rerunnable ? 1 : 0,
-        );
+        this.writeJob({
+          ...row,
+          state: "awaiting_approval",
+          queuedAt: row.queuedAt,
+          expiresAt: row.expiresAt,
+        });
         this.appendStatus(
           { id: row.id, owner: row.apiKeyId, skillName: row.skillName },
           "awaiting_approval",
@@ -538,6 +521,33 @@ export class JobStore {
       statements.deleteJob.run(job.execution_id);
     }
     return changed;
+  }
+
+  /** Inserts (or, for an execution that has one, replaces) the job of an execution. */
+  private writeJob(job: {
+    id: string;
+    apiKeyId: string;
+    skillId: string;
+    skillName: string;
+    rawInputJson: string | null;
+    options: JobOptions;
+    state: JobState;
+    queuedAt: number;
+    expiresAt: number | null;
+    rerunnable: boolean;
+  }): void {
+    this.statements.insertJob.run(
+      job.id,
+      job.apiKeyId,
+      job.skillId,
+      job.skillName,
+      job.rawInputJson,
+      JSON.stringify(job.options),
+      job.state,
+      job.queuedAt,
+      job.expiresAt,
+      job.rerunnable ? 1 : 0,
+    );
   }
 
   private appendStatus(
