@@ -174,7 +174,11 @@ export class AuditBatcher {
 
   private enqueue(item: Omit<Pending, "resolve" | "reject">): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ ...item, resolve, reject });
+      // Completed in place, not spread into a copy: a spread costs every row a slow object copy.
+      const pending = item as Pending;
+      pending.resolve = resolve;
+      pending.reject = reject;
+      this.queue.push(pending);
       if (this.flushScheduled) return;
       this.flushScheduled = true;
       setImmediate(() => this.drain());

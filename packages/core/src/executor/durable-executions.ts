@@ -12,6 +12,7 @@ import {
   type SkillLogger,
   type SubmitOptions,
 } from "../types.js";
+import type { ActiveRuns } from "./active-runs.js";
 import { createExecutionId } from "./create-execution-id.js";
 import { ExecutionEventHub, type ExecutionStreamEvent } from "./execution-event-hub.js";
 import { serialize } from "./execution-outcome.js";
@@ -98,7 +99,7 @@ export interface DurableExecutionsOptions {
   /** How long an approval may wait when neither the call nor the skill says, in ms (default 24 h; null: for ever). */
   approvalTimeoutMs: number | null | undefined;
   /** The runs under way in this process (see `ExecutionServices.running`). */
-  running: Map<string, ExecutionRun>;
+  running: ActiveRuns<ExecutionRun>;
   /** Runs an execution the queue claimed (the executor tracks it like any other). */
   runExecution(request: ExecutionRequest): Promise<SkillExecution>;
 }

@@ -17,6 +17,7 @@ import type {
   SkillExecution,
   SkillHandler,
 } from "../types.js";
+import type { ActiveRuns } from "./active-runs.js";
 import { createExecutionId } from "./create-execution-id.js";
 import { ExecutionContext } from "./execution-context.js";
 import { serialize, toSkillboxError } from "./execution-outcome.js";
@@ -57,7 +58,7 @@ export interface ExecutionServices {
   notify(event: ExecutionEvent, execution: SkillExecution): void;
   reportFinishFailure: FinishFailureReport;
   /** The runs under way in this process, by execution id: what `cancel(id)` finds. */
-  running: Map<string, ExecutionRun>;
+  running: ActiveRuns<ExecutionRun>;
   /** Where an execution's life beyond the fast path goes: events, progress, approvals. */
   durable: DurableSide;
 }
@@ -266,11 +267,10 @@ export class ExecutionRun implements RetriedRun {
    */
   async run(): Promise<SkillExecution> {
     const { running } = this.services;
-    const { id } = this.record;
-    // In the map from before its row is committed until the final row is: `wait(id)` and
+    // Among the active runs from before its row is committed until the final row is: `wait(id)` and
     // `cancel(id)` find it there without reading the row (a submit answers the id at that
     // commit), and a waiter that comes later reads the committed final row.
-    running.set(id, this);
+    const token = running.add(this);
     try {
       const rowid = await this.start();
       const outcome =
@@ -281,13 +281,13 @@ export class ExecutionRun implements RetriedRun {
       this.services.durable.settleProgress(this);
       if (outcome.approval !== undefined) {
         const paused = this.pause(rowid, outcome.approval);
-        running.delete(id);
+        running.remove(token);
         this.request.onSettled?.();
         return paused;
       }
       await this.finish(rowid, outcome);
     } finally {
-      running.delete(id);
+      running.remove(token);
     }
     // Before the record is published: a waiter that submits again at once finds the slot free.
     this.request.onSettled?.();

@@ -19,6 +19,7 @@ import type {
   SubmitOptions,
 } from "../types.js";
 import { ActiveExecutions } from "./active-executions.js";
+import { ActiveRuns } from "./active-runs.js";
 import { declaredDependency } from "./declared-dependency.js";
 import {
   type ApproveOptions,
@@ -186,7 +187,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
       logger: (fields) => this.logger.child?.(fields) ?? this.logger,
       hostLifecycle: this.closeHandlers.lifecycle,
     };
-    const running = new Map<string, ExecutionRun>();
+    const running = new ActiveRuns<ExecutionRun>();
     const validator = new SchemaValidator();
     this.durable = new DurableExecutions({
       store: this.store,
