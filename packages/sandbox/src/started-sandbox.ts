@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
+import { StringDecoder } from "node:string_decoder";
 import { SkillboxError } from "@skillbox/core";
 import { ControlLineFilter } from "./control-lines.js";
 import { OutputCapture } from "./output-capture.js";
@@ -42,6 +43,8 @@ export class StartedSandbox {
   /** Complete stdout lines not yet read, and the readers waiting for one. */
   private readonly lines: string[] = [];
   private partialLine = "";
+  /** Keeps a character whose bytes arrive in two chunks whole. */
+  private readonly stdoutDecoder = new StringDecoder("utf8");
   private queuedLineBytes = 0;
   /** Lines are split only once someone reads them; `run()` never does. */
   private linesWanted = false;
@@ -142,7 +145,7 @@ export class StartedSandbox {
     // Unread lines are bounded like the capture itself: a flood costs no more than the cap.
     const limit = this.spec.config.maxOutputBytes;
     if (!this.linesWanted || this.partialLine.length + this.queuedLineBytes > limit) return;
-    const parts = (this.partialLine + chunk.toString("utf8")).split("\n");
+    const parts = (this.partialLine + this.stdoutDecoder.write(chunk)).split("\n");
     this.partialLine = parts.pop() ?? "";
     for (const line of parts) {
       const waiter = this.lineWaiters.shift();
