@@ -56,7 +56,7 @@ export type {
   RejectOptions,
   WaitOptions,
   WatchFilter,
-} from "./executor/durable-executions.js";
+} from "./executor/durable-options.js";
 export type { ExecutionStreamEvent } from "./executor/execution-event-hub.js";
 export { executionFailure } from "./executor/execution-failure.js";
 export type { CauseDescription } from "./executor/execution-outcome.js";

@@ -135,7 +135,7 @@ function createCall(port) {
 
 /**
  * Where this thread's `ctx.progress()` reports go: a channel of its own to the host (which opens
- * the other end when it first sees the thread, `progress-channels.ts`), keyed by execution and
+ * the other end when it first sees the thread, `thread-progress.ts`), keyed by execution and
  * attempt. Tinypool owns the thread's other ports (and fails a thread that posts on parentPort),
  * and a channel per task would cost every task: this one opens on the first report, once.
  */

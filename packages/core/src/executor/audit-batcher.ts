@@ -37,7 +37,7 @@ export interface StartExtras {
   /** `hashInput` of the caller's input, for an execution with an idempotency key. */
   inputHash?: string | null;
   /** Runs in the same transaction, after the insert (a job row). */
-  alsoWrite?: () => number;
+  alsoWrite?: () => void;
 }
 
 const NO_EXTRAS: StartExtras = Object.freeze({});
@@ -49,7 +49,7 @@ interface Pending {
   /** A finish that also drops the execution's job and logs its final event. */
   job?: { apiKeyId: string; skillName: string; status: ExecutionStatus } | undefined;
   /** For a `write`: the statements it runs (inside the batch's transaction); for a `start`, what runs after the insert. */
-  work?: (() => number) | undefined;
+  work?: (() => void) | undefined;
   resolve: (rowid: number) => void;
   reject: (error: unknown) => void;
 }
@@ -155,9 +155,9 @@ export class AuditBatcher {
 
   /**
    * Queues `work` — statements of the durable side, such as a submit's rows — to run inside the
-   * next batch's transaction; resolves with what it returned once that commits.
+   * next batch's transaction; resolves once that commits.
    */
-  transact(id: string, work: () => number): Promise<number> {
+  transact(id: string, work: () => void): Promise<number> {
     return this.enqueue({ kind: "write", id, job: undefined, work, values: [] });
   }
 
@@ -242,7 +242,10 @@ export class AuditBatcher {
   }
 
   private run(item: Pending): number {
-    if (item.kind === "write") return item.work!();
+    if (item.kind === "write") {
+      item.work!();
+      return 0;
+    }
     if (item.kind === "start") {
       const rowid = Number(this.insert.run(item.values).lastInsertRowid);
       item.work?.();

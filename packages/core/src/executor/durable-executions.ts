@@ -14,7 +14,25 @@ import {
 } from "../types.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { createExecutionId } from "./create-execution-id.js";
+import {
+  checkApprovalTimeout,
+  checkedDecider,
+  checkedText,
+  isSettled,
+  MAX_REASON_LENGTH,
+  notPending,
+} from "./decision-checks.js";
+import type {
+  ApproveOptions,
+  CancelOptions,
+  EventsOptions,
+  ExecutionAccess,
+  RejectOptions,
+  WaitOptions,
+  WatchFilter,
+} from "./durable-options.js";
 import { ExecutionEventHub, type ExecutionStreamEvent } from "./execution-event-hub.js";
+import { ExecutionEventRelay } from "./execution-event-relay.js";
 import { serialize } from "./execution-outcome.js";
 import type { ExecutionPort } from "./execution-port.js";
 import { type ClaimedJob, ExecutionQueue, type ExecutionQueueOptions } from "./execution-queue.js";
@@ -25,64 +43,8 @@ import { findOverDeepPath } from "./find-over-deep-path.js";
 import { formatTimestamp } from "./format-timestamp.js";
 import { hashInput } from "./hash-input.js";
 import { checkSameRequest } from "./idempotency-gate.js";
-import type { JobOptions, StoredEventRow } from "./job-store.js";
+import { jobOptionsOf, jsonOf, parseJobOptions, parseJson } from "./job-options.js";
 import type { SchemaValidator } from "./schema-validator.js";
-
-/** Limits the caller's view to its own executions: another owner's is `EXECUTION_NOT_FOUND`. */
-export interface ExecutionAccess {
-  /** The caller's owner id; omitted, the host itself (any owner) asks. */
-  apiKeyId?: string;
-}
-
-/** Options of `wait()`. */
-export interface WaitOptions extends ExecutionAccess {
-  /** Ends the wait with `WAIT_ABORTED` (the execution goes on). */
-  signal?: AbortSignal;
-  /** Ends the wait with `WAIT_TIMEOUT` after this many ms (the execution goes on). */
-  timeoutMs?: number;
-  /** Also resolve when the execution stops at `awaiting_approval`. */
-  returnOnApproval?: boolean;
-}
-
-/** Options of `approve()`. */
-export interface ApproveOptions extends ExecutionAccess {
-  /** Who approves (a person's name or id): recorded with the decision. */
-  by: string;
-  /** An edited input to run with instead: validated against the skill's input schema first. */
-  input?: unknown;
-  /** A note recorded with the decision. */
-  comment?: string;
-}
-
-/** Options of `reject()`. */
-export interface RejectOptions extends ExecutionAccess {
-  /** Who rejects: recorded with the decision. */
-  by: string;
-  /** Why: recorded, and part of the execution's error message. */
-  reason?: string;
-}
-
-/** Options of `cancel()`. */
-export interface CancelOptions extends ExecutionAccess {
-  /** Why: part of the execution's error message and data. */
-  reason?: string;
-}
-
-/** Options of `events()`. */
-export interface EventsOptions extends ExecutionAccess {
-  /** Ends the stream with `WAIT_ABORTED`. */
-  signal?: AbortSignal;
-}
-
-/** Which executions `watchExecutions()` follows. */
-export interface WatchFilter extends ExecutionAccess {
-  /** Only executions of this skill (by name). */
-  skill?: string;
-  /** Only these executions. */
-  ids?: readonly string[];
-  /** Ends the stream with `WAIT_ABORTED`. */
-  signal?: AbortSignal;
-}
 
 /** What {@link DurableExecutions} is built from. */
 export interface DurableExecutionsOptions {
@@ -111,8 +73,6 @@ const PROGRESS_WRITE_INTERVAL_MS = 100;
 const EVENT_RETENTION_MS = 60 * 60 * 1000;
 /** Ticks between prunes of old events and stale cancel requests. */
 const PRUNE_EVERY_TICKS = 300;
-const MAX_DECIDER_LENGTH = 200;
-const MAX_REASON_LENGTH = 2000;
 
 /** Per-run state of the throttled progress store. */
 interface ProgressWrites {
@@ -136,12 +96,14 @@ export class DurableExecutions implements DurableSide {
   private readonly defaultApprovalTimeoutMs: number | null;
   private readonly pollIntervalMs: number;
   private timer: NodeJS.Timeout | undefined;
-  private relayCursor: number | undefined;
+  /** Hands what other processes did to this process's subscribers. */
+  private readonly relay: ExecutionEventRelay;
   private ticks = 0;
   private closed = false;
 
   constructor(options: DurableExecutionsOptions) {
     this.options = options;
+    this.relay = new ExecutionEventRelay(options.store, this.hub, options.running);
     const timeout = options.approvalTimeoutMs;
     if (timeout !== undefined && timeout !== null && !(Number.isInteger(timeout) && timeout > 0)) {
       throw new SkillboxError(
@@ -261,17 +223,9 @@ export class DurableExecutions implements DurableSide {
 
   /** See `SkillExecutor.submit`. */
   submit(skill: Skill, input: unknown, options: SubmitOptions, caller: string): Promise<string> {
-    const { store, maxNestingDepth } = this.options;
+    const { store } = this.options;
     checkApprovalTimeout(options.approvalTimeoutMs);
-    const overDeep = findOverDeepPath(input, maxNestingDepth, "input");
-    if (overDeep !== undefined) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `${skill.name}@${skill.version}: \`input\` nests objects and arrays deeper than ${maxNestingDepth} levels (at ${overDeep}); send a flatter value`,
-        { data: { path: overDeep, maxDepth: maxNestingDepth } },
-      );
-    }
-    const rawInputJson = jsonOf(input, skill);
+    const rawInputJson = this.keptInput(input, skill);
     const key = options.idempotencyKey;
     if (key === undefined && this.queue?.reserve(skill, caller) === true) {
       return this.startNow({ skill, input, options, caller, rawInputJson });
@@ -471,10 +425,10 @@ export class DurableExecutions implements DurableSide {
   }
 
   /** See `SkillExecutor.approve`. */
-  approve(id: string, options: ApproveOptions): SkillExecution {
+  async approve(id: string, options: ApproveOptions): Promise<SkillExecution> {
     const by = checkedDecider("approve", options?.by);
     const comment = checkedText("approve", "comment", options.comment, MAX_REASON_LENGTH) ?? null;
-    const { store, registry, validator, maxNestingDepth } = this.options;
+    const { store, registry, validator } = this.options;
     const current = this.awaiting(id, options, "approve");
     const approval = current.approval as ExecutionApproval;
     let rawInputJson: string | null = null;
@@ -489,15 +443,9 @@ export class DurableExecutions implements DurableSide {
           `${current.skillName}@${current.skillVersion} is no longer registered, so an edited input cannot be checked; approve without \`input\` or reject`,
         );
       }
-      const overDeep = findOverDeepPath(options.input, maxNestingDepth, "input");
-      if (overDeep !== undefined) {
-        throw new SkillboxError(
-          "INPUT_INVALID",
-          `approve: \`input\` nests deeper than ${maxNestingDepth} levels (at ${overDeep})`,
-        );
-      }
+      // Depth first: the schema check walks the value recursively.
+      rawInputJson = this.keptInput(options.input, skill);
       validator.validateInput(skill, options.input);
-      rawInputJson = jsonOf(options.input, skill);
       auditedInputJson = serialize(
         this.auditedInput({
           skill,
@@ -526,7 +474,7 @@ export class DurableExecutions implements DurableSide {
   }
 
   /** See `SkillExecutor.reject`. */
-  reject(id: string, options: RejectOptions): SkillExecution {
+  async reject(id: string, options: RejectOptions): Promise<SkillExecution> {
     const by = checkedDecider("reject", options?.by);
     const reason = checkedText("reject", "reason", options.reason, MAX_REASON_LENGTH);
     const current = this.awaiting(id, options, "reject");
@@ -597,6 +545,23 @@ export class DurableExecutions implements DurableSide {
   }
 
   // --- internals ---
+
+  /**
+   * The JSON text a job keeps of `input` (a submit's, an approver's edit): refused with
+   * `INPUT_INVALID` when it nests deeper than the executor accepts, or is not JSON.
+   */
+  private keptInput(input: unknown, skill: Skill): string | null {
+    const { maxNestingDepth } = this.options;
+    const overDeep = findOverDeepPath(input, maxNestingDepth, "input");
+    if (overDeep !== undefined) {
+      throw new SkillboxError(
+        "INPUT_INVALID",
+        `${skill.name}@${skill.version}: \`input\` nests objects and arrays deeper than ${maxNestingDepth} levels (at ${overDeep}); send a flatter value`,
+        { data: { path: overDeep, maxDepth: maxNestingDepth } },
+      );
+    }
+    return jsonOf(input, skill);
+  }
 
   /** The record of `id` if the caller may see it, else `EXECUTION_NOT_FOUND`. */
   private read(id: string, access: ExecutionAccess): SkillExecution {
@@ -805,7 +770,7 @@ export class DurableExecutions implements DurableSide {
   /** Subscribers in this process hear of executions in other processes from now on. */
   private followAcrossProcesses(): void {
     if (this.closed) return;
-    this.relayCursor ??= this.options.store.jobs.lastEventSeq();
+    this.relay.follow();
     this.ensureTimer();
   }
 
@@ -834,9 +799,9 @@ export class DurableExecutions implements DurableSide {
         if (++this.ticks % PRUNE_EVERY_TICKS === 0) this.prune();
       }
       this.holdProcess();
-      if (this.hub.active) this.relay();
+      if (this.hub.active) this.relay.relay();
       else {
-        this.relayCursor = undefined;
+        this.relay.unfollow();
         if (this.queue === undefined && this.timer !== undefined) {
           clearInterval(this.timer);
           this.timer = undefined;
@@ -862,144 +827,5 @@ export class DurableExecutions implements DurableSide {
     const before = Date.now() - EVENT_RETENTION_MS;
     this.options.store.jobs.pruneEvents(before);
     this.options.store.jobs.dropStaleCancelRequests(before);
-  }
-
-  /** Publishes what other processes logged since the cursor, and the ends of followed executions. */
-  private relay(): void {
-    const { store } = this.options;
-    this.relayCursor ??= store.jobs.lastEventSeq();
-    const finished = new Set<string>();
-    for (;;) {
-      const rows = store.jobs.eventsAfter(this.relayCursor, 500);
-      for (const row of rows) {
-        this.relayCursor = row.seq;
-        if (row.runner !== store.runnerKey) this.relayRow(row, finished);
-      }
-      if (rows.length < 500) break;
-    }
-    for (const id of this.hub.followedIds()) {
-      if (finished.has(id) || this.options.running.has(id)) continue;
-      const execution = store.get(id);
-      if (execution !== undefined && isFinalExecutionStatus(execution.status))
-        this.publishFinished(execution);
-    }
-  }
-
-  private relayRow(row: StoredEventRow, finished: Set<string>): void {
-    const subject = { owner: row.api_key_id, skillName: row.skill_name };
-    if (row.type === "progress") {
-      this.hub.publish(
-        { type: "progress", executionId: row.execution_id, progress: JSON.parse(row.data) },
-        subject,
-      );
-      return;
-    }
-    const execution = this.options.store.get(row.execution_id);
-    if (execution === undefined) return;
-    if (isFinalExecutionStatus(execution.status)) {
-      if (finished.has(execution.id)) return;
-      finished.add(execution.id);
-      this.publishFinished(execution);
-    } else {
-      const { status } = JSON.parse(row.data) as { status: SkillExecution["status"] };
-      this.hub.publish(
-        { type: "status", executionId: execution.id, status, at: formatTimestamp(row.created_at), execution },
-        subject,
-      );
-    }
-  }
-}
-
-function isSettled(execution: SkillExecution, returnOnApproval: boolean | undefined): boolean {
-  return (
-    isFinalExecutionStatus(execution.status) ||
-    (returnOnApproval === true && execution.status === "awaiting_approval")
-  );
-}
-
-function notPending(id: string, execution: SkillExecution, action: "approve" | "reject"): SkillboxError {
-  const decided = execution.approval?.decision;
-  const why =
-    decided !== null && decided !== undefined
-      ? `it was ${decided} already${execution.approval?.decidedBy ? ` by ${execution.approval.decidedBy}` : ""}`
-      : isFinalExecutionStatus(execution.status)
-        ? `it has ended (${execution.status})`
-        : `it is ${execution.status}, not awaiting approval`;
-  return new SkillboxError("APPROVAL_NOT_PENDING", `Cannot ${action} execution ${id}: ${why}`, {
-    data: { status: execution.status, decision: decided ?? null },
-  });
-}
-
-function checkedDecider(action: string, by: unknown): string {
-  if (typeof by !== "string" || by.trim() === "" || by.length > MAX_DECIDER_LENGTH) {
-    throw new SkillboxError(
-      "INPUT_INVALID",
-      `${action}: \`by\` must name who decides (a non-empty string of at most ${MAX_DECIDER_LENGTH} characters), got ${JSON.stringify(by)}`,
-    );
-  }
-  return by.trim();
-}
-
-function checkedText(action: string, field: string, value: unknown, max: number): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value.length > max) {
-    throw new SkillboxError(
-      "INPUT_INVALID",
-      `${action}: \`${field}\` must be a string of at most ${max} characters`,
-    );
-  }
-  return value;
-}
-
-function checkApprovalTimeout(value: unknown): void {
-  if (value === undefined) return;
-  if (!(typeof value === "number" && Number.isInteger(value) && value > 0)) {
-    throw new SkillboxError(
-      "INPUT_INVALID",
-      `submit: \`approvalTimeoutMs\` must be a positive whole number of milliseconds, got ${JSON.stringify(value)}`,
-    );
-  }
-}
-
-/** The input as JSON text: what a queued execution keeps; input JSON cannot write is refused. */
-function jsonOf(input: unknown, skill: Skill): string | null {
-  if (input === undefined) return null;
-  try {
-    return JSON.stringify(input) ?? null;
-  } catch (error) {
-    throw new SkillboxError(
-      "INPUT_INVALID",
-      `${skill.name}@${skill.version}: a queued execution's \`input\` must be JSON (${(error as Error).message})`,
-    );
-  }
-}
-
-/** The options of a call that a queued execution keeps. */
-function jobOptionsOf(options: ExecuteOptions | SubmitOptions): JobOptions {
-  const kept: JobOptions = {};
-  if (options.timeoutMs !== undefined) kept.timeoutMs = options.timeoutMs;
-  if (options.totalTimeoutMs !== undefined) kept.totalTimeoutMs = options.totalTimeoutMs;
-  if (options.maxRetries !== undefined) kept.maxRetries = options.maxRetries;
-  if (options.retry !== undefined) kept.retry = options.retry as Record<string, unknown>;
-  if (options.approvalTimeoutMs !== undefined) kept.approvalTimeoutMs = options.approvalTimeoutMs;
-  return kept;
-}
-
-/** JSON text the store wrote; null (or unreadable text) reads as null. */
-function parseJson(text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function parseJobOptions(text: string): JobOptions {
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === "object" && parsed !== null ? (parsed as JobOptions) : {};
-  } catch {
-    return {};
   }
 }

@@ -180,8 +180,9 @@ export class ExecutionEventHub {
   publish(event: ExecutionStreamEvent, subject: EventSubject): void {
     if (this.count === 0) return;
     const followers = this.byId.get(event.executionId);
+    // A push may end its subscription, which leaves the set: iterating a Set is safe across that.
     if (followers !== undefined) {
-      for (const subscription of [...followers])
+      for (const subscription of followers)
         if (subscription.accepts(event, subject)) subscription.push(event);
     }
     for (const subscription of this.general)

@@ -125,7 +125,7 @@ export interface ExecutionRequest {
   /** Told once the final row (or the stop for approval) is committed, before anyone hears of it. */
   onSettled?: () => void;
   /** Writes the execution's job in the transaction of its `running` row (a submit of a skill safe to rerun). */
-  runningJob?: ((id: string, createdAt: number) => number) | undefined;
+  runningJob?: ((id: string, createdAt: number) => void) | undefined;
 }
 
 /** How the phases between start and finish ended. */
@@ -162,10 +162,6 @@ export class ExecutionRun implements RetriedRun {
   readonly skill: Skill;
   /** `cancel(id)` of this execution. */
   readonly cancellation = new RunCancellation();
-  /** Set for an execution the queue picked up (it has a job row). */
-  readonly resume: ResumedExecution | undefined;
-  /** Whether a job row goes with this execution: resumed from the queue, or a submit that started at once. */
-  private readonly hasJob: boolean;
   private readonly request: ExecutionRequest;
   /** The throttled store of progress reports (see `DurableExecutions`): state it keeps per run. */
   progressState: unknown;
@@ -198,9 +194,7 @@ export class ExecutionRun implements RetriedRun {
     this.timeouts = services.timeouts;
     this.shutdown = services.shutdown;
     const { resume } = request;
-    this.resume = resume;
     this.request = request;
-    this.hasJob = resume !== undefined || request.runningJob !== undefined;
     this.callerInput = request.input;
     this.createdAt = resume?.createdAt ?? Date.now();
     // Time-ordered ids keep inserts at the right edge of the primary-key index: far fewer
@@ -271,6 +265,7 @@ export class ExecutionRun implements RetriedRun {
     // `cancel(id)` find it there without reading the row (a submit answers the id at that
     // commit), and a waiter that comes later reads the committed final row.
     const token = running.add(this);
+    let paused: SkillExecution | undefined;
     try {
       const rowid = await this.start();
       const outcome =
@@ -279,19 +274,14 @@ export class ExecutionRun implements RetriedRun {
           : this.tooDeep("INPUT_INVALID", this.overDeepInput);
       this.ended = true;
       this.services.durable.settleProgress(this);
-      if (outcome.approval !== undefined) {
-        const paused = this.pause(rowid, outcome.approval);
-        running.remove(token);
-        this.request.onSettled?.();
-        return paused;
-      }
-      await this.finish(rowid, outcome);
+      if (outcome.approval !== undefined) paused = this.pause(rowid, outcome.approval);
+      else await this.finish(rowid, outcome);
     } finally {
       running.remove(token);
     }
     // Before the record is published: a waiter that submits again at once finds the slot free.
     this.request.onSettled?.();
-    return this.finished();
+    return paused ?? this.finished();
   }
 
   /** Cancels the execution (see `SkillExecutor.cancel`): its attempt fails `CANCELLED` at once. */
@@ -328,9 +318,15 @@ export class ExecutionRun implements RetriedRun {
     return { ...this.record } as SkillExecution;
   }
 
+  /** Attempts of this execution: those of earlier runs (before a restart or an approval) and this one's. */
+  private get totalAttempts(): number {
+    return (this.request.resume?.attempts ?? 0) + this.attempts;
+  }
+
   /** Commits the `running` row; resolves with its rowid once listeners of `started` were told. */
   private start(): Promise<number> {
-    const { services, record, resume } = this;
+    const { services, record } = this;
+    const { resume } = this.request;
     if (resume !== undefined) {
       // The queue's claim wrote the `running` row already (and `approve()` an edited input).
       this.told();
@@ -360,9 +356,12 @@ export class ExecutionRun implements RetriedRun {
   /** Tells `started` listeners and event subscribers that the row is `running`. */
   private told(): void {
     const { services } = this;
-    if (services.listening("started")) services.notify("started", { ...this.record } as SkillExecution);
-    if (services.durable.follows(this.record.id))
-      services.durable.started({ ...this.record } as SkillExecution);
+    const listening = services.listening("started");
+    const following = services.durable.follows(this.record.id);
+    if (!listening && !following) return;
+    const execution = this.snapshot();
+    if (listening) services.notify("started", execution);
+    if (following) services.durable.started(execution);
   }
 
   /** Writes the stop at `awaiting_approval`; the record returned says so, with the approval. */
@@ -370,7 +369,7 @@ export class ExecutionRun implements RetriedRun {
     const { record } = this;
     record.status = "awaiting_approval";
     record.approval = approval;
-    record.attempts = (this.resume?.attempts ?? 0) + this.attempts;
+    record.attempts = this.totalAttempts;
     return this.services.durable.paused(this, {
       rowid,
       approval,
@@ -505,7 +504,7 @@ export class ExecutionRun implements RetriedRun {
     const finishedAt = Date.now();
     const duration = performance.now() - this.startedAt;
     const storedOutput = outcome.output === null ? null : this.pass.audit("output", outcome.output);
-    const attempts = (this.resume?.attempts ?? 0) + this.attempts;
+    const attempts = this.totalAttempts;
     record.output = outcome.output ?? null;
     record.status = outcome.status;
     record.error = outcome.error;
@@ -521,7 +520,11 @@ export class ExecutionRun implements RetriedRun {
       attempts,
       duration,
       finishedAt,
-      job: this.hasJob ? { apiKeyId: record.apiKeyId, skillName: record.skillName } : undefined,
+      // A run the queue resumed, or a submit that started at once with its job: the job goes too.
+      job:
+        this.request.resume !== undefined || this.request.runningJob !== undefined
+          ? { apiKeyId: record.apiKeyId, skillName: record.skillName }
+          : undefined,
     });
   }
 

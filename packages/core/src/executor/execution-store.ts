@@ -255,7 +255,7 @@ export class ExecutionStore {
   }
 
   /** Runs `work` in the next group commit; resolves with its result once committed. */
-  write(id: string, work: () => number): Promise<number> {
+  write(id: string, work: () => void): Promise<number> {
     return this.batcher.transact(id, work);
   }
 

@@ -236,7 +236,7 @@ export class JobStore {
    * Writes a submitted execution (`queued`), its job and its first event. Runs inside the audit
    * batcher's transaction (see `ExecutionStore.write`), so submits arriving together commit together.
    */
-  submit(row: SubmittedRow): number {
+  submit(row: SubmittedRow): void {
     const { statements } = this;
     statements.insertExecution.run(
       row.id,
@@ -253,7 +253,6 @@ export class JobStore {
     );
     this.writeJob({ ...row, state: "queued", queuedAt: row.createdAt, expiresAt: null });
     this.appendStatus({ id: row.id, owner: row.apiKeyId, skillName: row.skillName }, "queued", row.createdAt);
-    return 0;
   }
 
   /**
@@ -269,7 +268,7 @@ export class JobStore {
     rawInputJson: string | null;
     options: JobOptions;
     createdAt: number;
-  }): number {
+  }): void {
     this.statements.insertRunningJob.run(
       row.id,
       row.apiKeyId,
@@ -280,7 +279,6 @@ export class JobStore {
       row.createdAt,
       this.runnerKey,
     );
-    return 0;
   }
 
   /** The job of execution `id`, if it has one. */

@@ -21,15 +21,15 @@ import type {
 import { ActiveExecutions } from "./active-executions.js";
 import { ActiveRuns } from "./active-runs.js";
 import { declaredDependency } from "./declared-dependency.js";
-import {
-  type ApproveOptions,
-  type CancelOptions,
-  DurableExecutions,
-  type EventsOptions,
-  type RejectOptions,
-  type WaitOptions,
-  type WatchFilter,
-} from "./durable-executions.js";
+import { DurableExecutions } from "./durable-executions.js";
+import type {
+  ApproveOptions,
+  CancelOptions,
+  EventsOptions,
+  RejectOptions,
+  WaitOptions,
+  WatchFilter,
+} from "./durable-options.js";
 import type { ExecutionStreamEvent } from "./execution-event-hub.js";
 import { executionFailure } from "./execution-failure.js";
 import type { ExecutionPort, NestedCallParent } from "./execution-port.js";
@@ -298,11 +298,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     if (this.state !== "open") return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
     try {
       const caller = options.apiKeyId ?? "public";
-      const skill =
-        typeof target === "string"
-          ? resolveSkillForCaller(this.registry, target, caller)
-          : checkSkillForCaller(target, caller);
-      return Promise.resolve(this.durable.submit(skill, input, options, caller));
+      return this.durable.submit(this.resolveForCaller(target, caller), input, options, caller);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -325,11 +321,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * when it has ended; `EXECUTION_NOT_FOUND` for an id the caller cannot see.
    */
   cancel(id: string, options: CancelOptions = {}): Promise<SkillExecution> {
-    try {
-      return this.durable.cancel(id, options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.durable.cancel(id, options);
   }
 
   /**
@@ -340,11 +332,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * `APPROVAL_EXPIRED` when its deadline passed. Resolves with the record, now `queued`.
    */
   approve(id: string, options: ApproveOptions): Promise<SkillExecution> {
-    try {
-      return Promise.resolve(this.durable.approve(id, options));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.durable.approve(id, options);
   }
 
   /**
@@ -352,11 +340,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * (`APPROVAL_REJECTED`), with who and why recorded. Errors as {@link approve}.
    */
   reject(id: string, options: RejectOptions): Promise<SkillExecution> {
-    try {
-      return Promise.resolve(this.durable.reject(id, options));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.durable.reject(id, options);
   }
 
   /**
@@ -510,10 +494,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     const caller = options.apiKeyId ?? "public";
     let skill: Skill;
     try {
-      skill =
-        typeof target === "string"
-          ? resolveSkillForCaller(this.registry, target, caller)
-          : checkSkillForCaller(target, caller);
+      skill = this.resolveForCaller(target, caller);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -545,6 +526,16 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
       // A throwing `match` predicate or input getter: a rejection, as from anything after resolution.
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * The skill `target` names for `caller` — a reference resolved in the registry, or a `Skill`
+   * an adapter resolved, checked to be visible and enabled — else the resolution's error.
+   */
+  private resolveForCaller(target: string | Skill, caller: string): Skill {
+    return typeof target === "string"
+      ? resolveSkillForCaller(this.registry, target, caller)
+      : checkSkillForCaller(target, caller);
   }
 
   /** The runtime `skill.runtime` names, or `RUNTIME_NOT_FOUND` saying which exist. */
