@@ -1,7 +1,8 @@
-import { type ListTasksRequest, type ListTasksResponse, type Task, TaskState } from "@a2a-js/sdk";
+import type { ListTasksRequest, ListTasksResponse, Task } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { SkillboxError } from "@skillbox/core";
+import { FINAL_TASK_STATES } from "./final-task-states.js";
 import { byteSizeOf, shrinkTask } from "./shrink-task.js";
 
 /** Tasks kept by default. */
@@ -14,14 +15,7 @@ export const DEFAULT_MAX_BYTES_PER_TASK = 1024 * 1024;
  * Serialised size a `tasks/list` page stays under: a task's history holds its input and its
  * artifacts the output, so 100 tasks of big bodies would be hundreds of megabytes in one answer.
  */
-const MAX_LIST_PAGE_BYTES = 1024 * 1024;
-
-const FINAL_STATES: ReadonlySet<TaskState> = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
+export const MAX_LIST_PAGE_BYTES = 1024 * 1024;
 
 /** Options of {@link BoundedTaskStore}. */
 export interface BoundedTaskStoreOptions {
@@ -76,7 +70,8 @@ export class BoundedTaskStore implements TaskStore {
   private readonly owners = new Map<string, OwnerUsage>();
   private readonly maxTasks: number;
   private readonly maxTaskBytes: number;
-  private readonly maxBytesPerTask: number;
+  /** Serialised bytes one finished task keeps (`maxBytesPerTask`, defaulted and checked). */
+  readonly maxBytesPerTask: number;
   private bytes = 0;
   private finishedTasks = 0;
 
@@ -117,7 +112,7 @@ export class BoundedTaskStore implements TaskStore {
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const key = keyOf(context, task.id);
     this.remove(key);
-    const finished = task.status !== undefined && FINAL_STATES.has(task.status.state);
+    const finished = FINAL_TASK_STATES.has(task.status?.state);
     const copy = structuredClone(task);
     const { task: kept, bytes } = finished
       ? shrinkTask(copy, this.maxBytesPerTask)
@@ -146,7 +141,7 @@ export class BoundedTaskStore implements TaskStore {
     let bytes = 0;
     for (const task of matching.slice(start, start + pageSize)) {
       const entry = structuredClone(params.includeArtifacts ? task : { ...task, artifacts: [] });
-      const size = Buffer.byteLength(JSON.stringify(entry));
+      const size = byteSizeOf(entry);
       if (page.length > 0 && bytes + size > MAX_LIST_PAGE_BYTES) break;
       page.push(entry);
       bytes += size;

@@ -30,6 +30,7 @@ import { agentCardFor } from "./agent-card-for.js";
 import { ExecutionTaskStore } from "./execution-task-store.js";
 import { executionTaskUpdates } from "./execution-task-updates.js";
 import { executionToTask } from "./execution-to-task.js";
+import { FINAL_TASK_STATES } from "./final-task-states.js";
 import { ownerOfContext } from "./owner-user.js";
 import { readSkillCall } from "./read-skill-call.js";
 import { SkillAgentExecutor } from "./skill-agent-executor.js";
@@ -49,14 +50,6 @@ export interface A2aRequestHandlerOptions {
   /** Whether callers authenticate with API keys (the card the handler holds says so). */
   apiKeysConfigured?: boolean;
 }
-
-/** States after which a task never changes. */
-const TERMINAL_STATES: ReadonlySet<TaskState | undefined> = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
 
 /** How long `tasks/cancel` waits for a cancel another host carries out. */
 const CANCEL_WAIT_MS = 10_000;
@@ -144,7 +137,7 @@ class SkillboxRequestHandler extends DefaultRequestHandler {
     const task = await this.loadTask(params.id, context);
     if (task.status?.state === TaskState.TASK_STATE_CANCELED) return task;
     const executionId = task.metadata?.executionId;
-    if (TERMINAL_STATES.has(task.status?.state) || typeof executionId !== "string") {
+    if (FINAL_TASK_STATES.has(task.status?.state) || typeof executionId !== "string") {
       throw new TaskNotCancelableError(`Task not cancelable: ${params.id}`);
     }
     const apiKeyId = ownerOfContext(context);
@@ -176,7 +169,7 @@ class SkillboxRequestHandler extends DefaultRequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const task = await this.loadTask(params.id, context);
-    if (TERMINAL_STATES.has(task.status?.state)) {
+    if (FINAL_TASK_STATES.has(task.status?.state)) {
       throw new UnsupportedOperationError(
         `Task ${params.id} is in a terminal state (${task.status?.state}) and cannot be subscribed to; use tasks/get`,
       );

@@ -1,14 +1,10 @@
 import { type ListTasksRequest, type ListTasksResponse, type Task, TaskState } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
-import type { SkillExecution, SkillExecutor } from "@skillbox/core";
-import {
-  BoundedTaskStore,
-  type BoundedTaskStoreOptions,
-  DEFAULT_MAX_BYTES_PER_TASK,
-  DEFAULT_MAX_TASK_BYTES,
-} from "./bounded-task-store.js";
+import type { SkillExecutor } from "@skillbox/core";
+import { BoundedTaskStore, type BoundedTaskStoreOptions, MAX_LIST_PAGE_BYTES } from "./bounded-task-store.js";
 import { executionToTask, statusesOf } from "./execution-to-task.js";
+import { FINAL_TASK_STATES } from "./final-task-states.js";
 import { ownerOfContext } from "./owner-user.js";
 import { shrinkTask } from "./shrink-task.js";
 
@@ -19,18 +15,13 @@ export interface ExecutionTaskStoreOptions extends BoundedTaskStoreOptions {
 
 /** States after which the SDK folds no more events of the request into the task. */
 const SETTLED_STATES: ReadonlySet<TaskState | undefined> = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
+  ...FINAL_TASK_STATES,
   TaskState.TASK_STATE_INPUT_REQUIRED,
 ]);
 
 /** Tasks whose in-flight copy is kept at most: far more than run at once. */
 const MAX_IN_FLIGHT = 10_000;
 
-/** Serialised size a `tasks/list` page stays under (its first task always fits). */
-const MAX_LIST_PAGE_BYTES = 1024 * 1024;
 /** Executions read per step while a `statusTimestampAfter` filter skips some. */
 const SCAN_STEP = 200;
 
@@ -59,31 +50,24 @@ export class ExecutionTaskStore implements TaskStore {
   private readonly executor: SkillExecutor;
   /** Tasks no execution backs (refused before anything ran). */
   private readonly unbacked: BoundedTaskStore;
-  private readonly maxBytesPerTask: number;
   /** What the SDK saved last of each task whose events it is still folding, by task id. */
   private readonly inFlight = new Map<string, { task: Task; owner: string }>();
 
   constructor(options: ExecutionTaskStoreOptions) {
     this.executor = options.executor;
-    // It checks the bounds; this store only needs the per-task one, defaulted the same way.
+    // It checks the bounds; listing needs the per-task one, which it defaults.
     this.unbacked = new BoundedTaskStore(options);
-    this.maxBytesPerTask =
-      options.maxBytesPerTask ??
-      Math.min(DEFAULT_MAX_BYTES_PER_TASK, options.maxTaskBytes ?? DEFAULT_MAX_TASK_BYTES);
-  }
-
-  /** The execution behind `taskId` when the caller owns it. */
-  private execution(taskId: string, context: ServerCallContext): SkillExecution | undefined {
-    const execution = this.executor.getExecution(taskId);
-    return execution !== undefined && execution.apiKeyId === ownerOfContext(context) ? execution : undefined;
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     const owner = ownerOfContext(context);
     const saving = this.inFlight.get(taskId);
     if (saving !== undefined && saving.owner === owner) return structuredClone(saving.task);
-    const execution = this.execution(taskId, context);
-    return execution === undefined ? this.unbacked.load(taskId, context) : executionToTask(execution);
+    const execution = this.executor.getExecution(taskId);
+    // Another owner's execution is "task not found": only the caller's unbacked tasks are left.
+    return execution !== undefined && execution.apiKeyId === owner
+      ? executionToTask(execution)
+      : this.unbacked.load(taskId, context);
   }
 
   /**
@@ -132,12 +116,12 @@ export class ExecutionTaskStore implements TaskStore {
     let bytes = 0;
     let offset = start;
     let exhausted = false;
+    let full = false;
     // Without a time filter one read is the page; with one, steps skip what it leaves out.
-    while (tasks.length < pageSize && !exhausted) {
+    while (!full && tasks.length < pageSize && !exhausted) {
       const limit = after === undefined ? pageSize - tasks.length : SCAN_STEP;
       const executions = this.executor.listExecutions({ ...filters, limit, offset });
       exhausted = executions.length < limit;
-      let full = false;
       for (const execution of executions) {
         const task = executionToTask(execution);
         if (after !== undefined && !(Date.parse(task.status?.timestamp ?? "") > after)) {
@@ -146,7 +130,7 @@ export class ExecutionTaskStore implements TaskStore {
         }
         const entry = shrinkTask(
           params.includeArtifacts ? task : { ...task, artifacts: [] },
-          this.maxBytesPerTask,
+          this.unbacked.maxBytesPerTask,
         );
         if (tasks.length > 0 && (bytes + entry.bytes > MAX_LIST_PAGE_BYTES || tasks.length === pageSize)) {
           full = true;
@@ -156,9 +140,10 @@ export class ExecutionTaskStore implements TaskStore {
         bytes += entry.bytes;
         offset++;
       }
-      if (full) break;
     }
-    const more = this.executor.listExecutions({ ...filters, limit: 1, offset }).length > 0;
+    // The task that did not fit is the next page's first; a short read left nothing after it.
+    const more =
+      full || (!exhausted && this.executor.listExecutions({ ...filters, limit: 1, offset }).length > 0);
     return {
       tasks,
       nextPageToken: more ? Buffer.from(String(offset)).toString("base64url") : "",

@@ -73,7 +73,7 @@ export function taskStatusOf(execution: SkillExecution, contextId: string): Task
   const text = statusText(execution);
   return {
     state: taskStateOf(execution.status),
-    message: text === undefined ? undefined : agentMessage(execution, contextId, text),
+    message: text === undefined ? undefined : statusMessage(execution.id, execution.status, contextId, text),
     timestamp: statusTimestamp(execution),
   };
 }
@@ -89,7 +89,7 @@ export function progressStatusOf(
     message:
       progress.message === undefined
         ? undefined
-        : agentMessage({ id: executionId, status: "running" }, contextId, progress.message),
+        : statusMessage(executionId, "running", contextId, progress.message),
     timestamp: progress.at,
   };
 }
@@ -164,16 +164,20 @@ function statusTimestamp(execution: SkillExecution): string {
   return execution.progress?.at ?? execution.createdAt;
 }
 
-/** The agent message of a status; its id is stable, so reading the task twice gives the same one. */
-function agentMessage(
-  execution: Pick<SkillExecution, "id" | "status">,
-  contextId: string,
-  text: string,
-): Message {
+/** Options of {@link agentTextMessage}. */
+export interface AgentTextMessageOptions {
+  messageId: string;
+  taskId: string;
+  contextId: string;
+  text: string;
+}
+
+/** An agent message of one text part, such as the one explaining a task status. */
+export function agentTextMessage({ messageId, taskId, contextId, text }: AgentTextMessageOptions): Message {
   return {
-    messageId: `${execution.id}-${execution.status}`,
+    messageId,
     contextId,
-    taskId: execution.id,
+    taskId,
     role: Role.ROLE_AGENT,
     parts: [
       { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" },
@@ -182,6 +186,11 @@ function agentMessage(
     extensions: [],
     referenceTaskIds: [],
   };
+}
+
+/** The agent message of a status; its id is stable, so reading the task twice gives the same one. */
+function statusMessage(taskId: string, status: ExecutionStatus, contextId: string, text: string): Message {
+  return agentTextMessage({ messageId: `${taskId}-${status}`, taskId, contextId, text });
 }
 
 function dataPart(value: unknown): Part {

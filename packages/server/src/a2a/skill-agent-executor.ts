@@ -153,6 +153,6 @@ function followClient(requestContext: RequestContext, cancel: () => void): () =>
 
 /** The explanation of a failed task: text `CODE: message`, and the error's caller view as metadata. */
 function failure(error: CallerError): { text: string; metadata: Record<string, unknown> } {
-  const view = toCallerError(error, {});
+  const view = toCallerError(error);
   return { text: `${view.code}: ${view.message}`, metadata: { error: view } };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type Message, type Part, Role, TaskState } from "@a2a-js/sdk";
+import { type Message, TaskState } from "@a2a-js/sdk";
 import { AgentEvent, type ExecutionEventBus } from "@a2a-js/sdk/server";
+import { agentTextMessage } from "./execution-to-task.js";
 
 type Metadata = Record<string, unknown>;
 
@@ -33,37 +34,19 @@ export class TaskEventPublisher {
 
   /** A status change; `text` becomes an agent message explaining it (why it failed, …). */
   status(state: TaskState, options: { text?: string; metadata?: Metadata } = {}): void {
+    const { taskId, contextId } = this;
+    const message =
+      options.text === undefined
+        ? undefined
+        : agentTextMessage({ messageId: randomUUID(), taskId, contextId, text: options.text });
     this.eventBus.publish(
       AgentEvent.statusUpdate({
-        taskId: this.taskId,
-        contextId: this.contextId,
-        status: {
-          state,
-          message: options.text === undefined ? undefined : this.agentMessage(options.text),
-          timestamp: now(),
-        },
+        taskId,
+        contextId,
+        status: { state, message, timestamp: now() },
         metadata: options.metadata,
       }),
     );
-  }
-
-  private agentMessage(text: string): Message {
-    const part: Part = {
-      content: { $case: "text", value: text },
-      metadata: undefined,
-      filename: "",
-      mediaType: "text/plain",
-    };
-    return {
-      messageId: randomUUID(),
-      contextId: this.contextId,
-      taskId: this.taskId,
-      role: Role.ROLE_AGENT,
-      parts: [part],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    };
   }
 }
 

@@ -103,7 +103,8 @@ async function relay(options: RelayOptions): Promise<void> {
   const buffer = new ExecutionEventBuffer();
   const events = executor.events(id, { apiKeyId: owner, signal });
   // The executor's first event is a `status` with the current record (or `finished` alone).
-  const reading = readInto(events, buffer);
+  // The reading loop never rejects: it hands a failure to the buffer.
+  void readInto(events, buffer);
   try {
     for (;;) {
       if (signal.aborted || stream.aborted) return;
@@ -124,8 +125,7 @@ async function relay(options: RelayOptions): Promise<void> {
     // signal ends. The reading loop settles on its own and catches what it gets.
     options.controller.abort();
     buffer.end();
-    events.return?.()?.catch(() => undefined);
-    void reading;
+    events.return().catch(() => undefined);
   }
 }
 

@@ -1,7 +1,6 @@
 import {
   DEFAULT_MAX_PAGE_BYTES,
   type ExecutionFilters,
-  isFinalExecutionStatus,
   SkillboxError,
   type SkillExecutor,
   toCallerExecution,
@@ -77,16 +76,12 @@ export function createExecutionRoutes({
     const id = context.req.param("id");
     const owner = context.get("owner");
     const { wait } = readQuery(context, getExecutionQuerySchema);
-    let execution = ownExecution(executor, id, owner);
-    // Awaiting approval ends a long-poll too: nothing changes until a person acts.
-    const settled = isFinalExecutionStatus(execution.status) || execution.status === "awaiting_approval";
-    if (wait !== undefined && wait > 0 && !settled) {
-      execution = await waitForExecution(executor, id, {
-        owner,
-        seconds: wait,
-        signal: clientSignal(context),
-      });
-    }
+    // The wait answers at once for an execution that is final or awaits approval (nothing
+    // changes until a person acts), and checks the owner as `ownExecution` does.
+    const execution =
+      wait !== undefined && wait > 0
+        ? await waitForExecution(executor, id, { owner, seconds: wait, signal: clientSignal(context) })
+        : ownExecution(executor, id, owner);
     // The caller's view: the record's stack (host paths) stays in the audit trail.
     return context.json(toCallerExecution(execution));
   });

@@ -63,14 +63,13 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
 
   const execute = async (context: Context<HttpEnv>, name: string) => {
     // Read before the body: a preference the server cannot parse must not run anything.
-    const preferHeader = context.req.header("prefer");
-    const preferences = preferHeader === undefined ? undefined : parsePreferHeader(preferHeader);
+    const preferences = parsePreferHeader(context.req.header("prefer"));
     const body = await readJsonBody(context, executeBodySchema);
     refuseOverDeepInput(body.input, executor.maxNestingDepth);
     const owner = context.get("owner");
     const reference = body.version === undefined ? checkedName(name) : `${checkedName(name)}@${body.version}`;
     const input = body.input === undefined ? {} : body.input;
-    if (preferences?.respondAsync === true) {
+    if (preferences.respondAsync) {
       const id = await executor.submit(reference, input, {
         apiKeyId: owner,
         idempotencyKey: body.idempotencyKey,

@@ -6,13 +6,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import {
-  type ExecutionProgress,
-  isSkillboxError,
-  type SkillExecution,
-  type SkillExecutor,
-  type SkillRegistry,
-} from "@skillbox/core";
+import { isSkillboxError, type SkillExecution, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
 import { executionToToolResult, toolErrorResult } from "./execution-to-tool-result.js";
 import { progressNotifier } from "./progress-notifier.js";
 import { SERVER_PACKAGE_VERSION } from "./server-package-version.js";
@@ -110,19 +104,13 @@ export function createCatalogServer(
     let execution: SkillExecution;
     try {
       // The catalog resolved it (and drops its snapshot on every registry change): not again.
-      const notify =
-        progressToken === undefined ? undefined : progressNotifier(progressToken, extra.sendNotification);
       execution = await options.executor.execute(entry.skill, input, {
         apiKeyId: owner,
         ...session,
         signal: extra.signal,
-        ...(notify === undefined
+        ...(progressToken === undefined
           ? {}
-          : {
-              onProgress: (progress: ExecutionProgress, executionId: string) => {
-                void notify(progress, executionId);
-              },
-            }),
+          : { onProgress: progressNotifier(progressToken, extra.sendNotification) }),
       });
     } catch (error) {
       // Refusals before the run (SKILL_DISABLED after a race with a disable, BUSY while closing)

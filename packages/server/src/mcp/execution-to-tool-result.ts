@@ -1,15 +1,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { executionFailure, type SkillExecution, toCallerError } from "@skillbox/core";
-import { EXECUTION_META_KEY, type SkillTool, STATUS_META_KEY } from "./skill-to-tool.js";
+import { APPROVAL_META_KEY, EXECUTION_META_KEY, type SkillTool, STATUS_META_KEY } from "./skill-to-tool.js";
 
 /**
  * The `_meta` key of a failed tool result holding the error as callers see it — `{ code, message,
  * data? }` through core's `toCallerError` (no stack), e.g. `data.cause.code` of a `HANDLER_ERROR`.
  */
 const ERROR_META_KEY = "skillbox/error";
-
-/** The `_meta` key of a result awaiting approval holding the execution's `approval` record. */
-const APPROVAL_META_KEY = "skillbox/approval";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

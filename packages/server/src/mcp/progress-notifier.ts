@@ -15,24 +15,22 @@ import { EXECUTION_META_KEY } from "./skill-to-tool.js";
 export function progressNotifier(
   progressToken: ProgressToken,
   sendNotification: (notification: ServerNotification) => Promise<void>,
-): (progress: ExecutionProgress, executionId: string) => Promise<void> {
+): (progress: ExecutionProgress, executionId: string) => void {
   let last = Number.NEGATIVE_INFINITY;
-  return async (progress, executionId) => {
+  return (progress, executionId) => {
     if (!(progress.progress > last)) return;
     last = progress.progress;
-    try {
-      await sendNotification({
-        method: "notifications/progress",
-        params: {
-          progressToken,
-          progress: progress.progress,
-          ...(progress.total === undefined ? {} : { total: progress.total }),
-          ...(progress.message === undefined ? {} : { message: progress.message }),
-          _meta: { [EXECUTION_META_KEY]: executionId },
-        },
-      });
-    } catch {
+    sendNotification({
+      method: "notifications/progress",
+      params: {
+        progressToken,
+        progress: progress.progress,
+        ...(progress.total === undefined ? {} : { total: progress.total }),
+        ...(progress.message === undefined ? {} : { message: progress.message }),
+        _meta: { [EXECUTION_META_KEY]: executionId },
+      },
+    }).catch(() => {
       // The connection closed: nobody is left to tell.
-    }
+    });
   };
 }

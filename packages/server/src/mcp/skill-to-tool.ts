@@ -17,7 +17,8 @@ export interface SkillTool {
 /** `_meta` keys on tools and tool results (MCP `_meta` names take a `prefix/` of their own). */
 const SKILL_META_KEY = "skillbox/skill";
 const VERSION_META_KEY = "skillbox/version";
-const APPROVAL_META_KEY = "skillbox/approval";
+/** On a tool: `"required"` when every call waits for approval; on a result: the execution's `approval` record. */
+export const APPROVAL_META_KEY = "skillbox/approval";
 export const EXECUTION_META_KEY = "skillbox/executionId";
 export const STATUS_META_KEY = "skillbox/status";
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { SendMessageRequest, type StreamResponse, TaskState } from "@a2a-js/sdk";
+import { ListTasksRequest, SendMessageRequest, type StreamResponse, TaskState } from "@a2a-js/sdk";
 import { ServerCallContext } from "@a2a-js/sdk/server";
 import type { SkillContext } from "@skillbox/core";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
@@ -104,5 +104,31 @@ describe("ExecutionTaskStore (the default task store)", () => {
     await expect(handler.getTask({ tenant: "", id, historyLength: undefined }, bob)).rejects.toMatchObject({
       name: "TaskNotFoundError",
     });
+  });
+
+  it("pages tasks/list through the executions, with and without a statusTimestampAfter filter", async () => {
+    const handler = createA2aRequestHandler({ registry: host.registry, executor: host.executor });
+    const context = new ServerCallContext({ user: new OwnerUser("public", false) });
+    for (let sent = 0; sent < 5; sent++) await handler.sendMessage(streamRequest(), context);
+    const newestFirst = host.executor.listExecutions({ owner: "public", limit: 10 }).map((entry) => entry.id);
+
+    const pagesOf = async (filter: Record<string, unknown>) => {
+      const pages: string[][] = [];
+      let pageToken = "";
+      do {
+        const page = await handler.listTasks(
+          ListTasksRequest.fromJSON({ ...filter, pageSize: 2, pageToken }),
+          context,
+        );
+        pages.push(page.tasks.map((task) => task.id));
+        pageToken = page.nextPageToken;
+      } while (pageToken !== "" && pages.length < 10);
+      return pages;
+    };
+
+    const expected = [newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)];
+    expect(newestFirst).toHaveLength(5);
+    expect(await pagesOf({})).toEqual(expected);
+    expect(await pagesOf({ statusTimestampAfter: "2000-01-01T00:00:00.000Z" })).toEqual(expected);
   });
 });
