@@ -1,13 +1,8 @@
-import { SkillboxError, type SkillRegistration } from "@skillbox/core";
+import { SkillboxError } from "@skillbox/core";
 import { executeToolCalls, extractToolCalls, type ToolCall } from "@skillbox/llm";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
-
-function skill(overrides: Partial<SkillRegistration> & Pick<SkillRegistration, "name">): SkillRegistration {
-  return { version: "1.0.0", handler: "echo", input: MESSAGE_INPUT, apiKeyId: "system", ...overrides };
-}
+import { echoSkill } from "./fixtures/echo-skill.js";
 
 function call(id: string, name: string, toolArguments: unknown): ToolCall {
   const [extracted] = extractToolCalls(
@@ -41,13 +36,13 @@ beforeEach(() => {
     throw new SkillboxError("RATE_LIMITED", "slow down", { retryable: false });
   });
   host.registry.registerMany([
-    skill({ name: "echo" }),
-    skill({ name: "echo", version: "2.0.0" }),
-    skill({ name: "shout", handler: "shout", input: { type: "string", minLength: 1 } }),
-    skill({ name: "slow", handler: "slow" }),
-    skill({ name: "limited", handler: "limited" }),
-    skill({ name: "alice-only", apiKeyId: "alice" }),
-    skill({ name: `@long-organisation/${"very-long-skill-name-".repeat(4)}end` }),
+    echoSkill({ name: "echo" }),
+    echoSkill({ name: "echo", version: "2.0.0" }),
+    echoSkill({ name: "shout", handler: "shout", input: { type: "string", minLength: 1 } }),
+    echoSkill({ name: "slow", handler: "slow" }),
+    echoSkill({ name: "limited", handler: "limited" }),
+    echoSkill({ name: "alice-only", apiKeyId: "alice" }),
+    echoSkill({ name: `@long-organisation/${"very-long-skill-name-".repeat(4)}end` }),
   ]);
 });
 
@@ -171,9 +166,9 @@ describe("executeToolCalls", () => {
 
   it("reads a dotted name and both sides of a collision back to their skills", async () => {
     host.registry.registerMany([
-      skill({ name: "github.issues" }),
-      skill({ name: "a.b", version: "1.0.0" }),
-      skill({ name: "a_b", version: "3.0.0" }),
+      echoSkill({ name: "github.issues" }),
+      echoSkill({ name: "a.b", version: "1.0.0" }),
+      echoSkill({ name: "a_b", version: "3.0.0" }),
     ]);
     const results = await executeToolCalls(
       [

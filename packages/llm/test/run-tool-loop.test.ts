@@ -1,13 +1,9 @@
-import type { Skill, SkillRegistration } from "@skillbox/core";
+import type { Skill } from "@skillbox/core";
 import { runToolLoop, type ToolFormat } from "@skillbox/llm";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
-
-function skill(overrides: Partial<SkillRegistration> & Pick<SkillRegistration, "name">): SkillRegistration {
-  return { version: "1.0.0", handler: "echo", input: MESSAGE_INPUT, apiKeyId: "system", ...overrides };
-}
+import { echoSkill } from "./fixtures/echo-skill.js";
+import { scriptedModel } from "./fixtures/scripted-model.js";
 
 let host: TemporaryHost;
 let skills: Skill[];
@@ -15,27 +11,13 @@ let skills: Skill[];
 beforeEach(() => {
   host = createTemporaryHost();
   host.executor.registerHandler("echo", (input: { msg: string }) => ({ echoed: input.msg }));
-  host.registry.registerMany([skill({ name: "echo" }), skill({ name: "hidden" })]);
+  host.registry.registerMany([echoSkill({ name: "echo" }), echoSkill({ name: "hidden" })]);
   skills = host.registry.list("public").filter((entry) => entry.name === "echo");
 });
 
 afterEach(async () => {
   await host.dispose();
 });
-
-/** A model that answers each request with the next scripted response and records the requests. */
-function scriptedModel(responses: unknown[]) {
-  const requests: Array<{ messages: unknown[]; tools: unknown[] }> = [];
-  return {
-    requests,
-    send: async (request: { messages: unknown[]; tools: unknown[] }) => {
-      requests.push(request);
-      const response = responses[requests.length - 1];
-      if (response === undefined) throw new Error("the script ran out of responses");
-      return response;
-    },
-  };
-}
 
 interface FormatScript {
   format: ToolFormat;
@@ -293,7 +275,7 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
   });
 
   it("offers a dotted skill as its plain name and runs its calls", async () => {
-    host.registry.registerMany([skill({ name: "github.issues" })]);
+    host.registry.registerMany([echoSkill({ name: "github.issues" })]);
     const offered = host.registry.list("public").filter((entry) => entry.name === "github.issues");
     const first = script.callsResponse([{ id: "call_1", name: "github_issues", msg: "open" }]);
     const model = scriptedModel([first, script.finalResponse]);

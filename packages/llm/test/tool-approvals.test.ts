@@ -1,4 +1,4 @@
-import type { Skill, SkillRegistration } from "@skillbox/core";
+import type { Skill } from "@skillbox/core";
 import {
   executeToolCalls,
   extractToolCalls,
@@ -10,12 +10,8 @@ import {
 } from "@skillbox/llm";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const MESSAGE_INPUT = { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] };
-
-function skill(overrides: Partial<SkillRegistration> & Pick<SkillRegistration, "name">): SkillRegistration {
-  return { version: "1.0.0", handler: "echo", input: MESSAGE_INPUT, apiKeyId: "system", ...overrides };
-}
+import { echoSkill } from "./fixtures/echo-skill.js";
+import { scriptedModel } from "./fixtures/scripted-model.js";
 
 let host: TemporaryHost;
 let skills: Skill[];
@@ -23,7 +19,10 @@ let skills: Skill[];
 beforeEach(() => {
   host = createTemporaryHost();
   host.executor.registerHandler("echo", (input: { msg: string }) => ({ echoed: input.msg }));
-  host.registry.registerMany([skill({ name: "echo" }), skill({ name: "transfer", approval: "required" })]);
+  host.registry.registerMany([
+    echoSkill({ name: "echo" }),
+    echoSkill({ name: "transfer", approval: "required" }),
+  ]);
   skills = host.registry.list("public");
 });
 
@@ -59,20 +58,6 @@ const FINAL = {
   object: "chat.completion",
   choices: [{ index: 0, message: { role: "assistant", content: "Done" }, finish_reason: "stop" }],
 };
-
-/** A model answering each request with the next scripted response, recording the requests. */
-function scriptedModel(responses: unknown[]) {
-  const requests: Array<{ messages: unknown[]; tools: unknown[] }> = [];
-  return {
-    requests,
-    send: async (request: { messages: unknown[]; tools: unknown[] }) => {
-      requests.push(request);
-      const response = responses[requests.length - 1];
-      if (response === undefined) throw new Error("the script ran out of responses");
-      return response;
-    },
-  };
-}
 
 const USER = { role: "user", content: "Move the money, then echo" };
 const TURN = callsResponse([
@@ -263,7 +248,7 @@ describe("runToolLoop / resumeToolLoop with approvals", () => {
   });
 
   it("tells the model a call whose approval lapsed was not run", async () => {
-    host.registry.registerMany([skill({ name: "hasty", approval: "required", approvalTimeoutMs: 1 })]);
+    host.registry.registerMany([echoSkill({ name: "hasty", approval: "required", approvalTimeoutMs: 1 })]);
     const offered = host.registry.list("public").filter((entry) => entry.name === "hasty");
     const turn = callsResponse([{ id: "call_9", name: "hasty", msg: "now" }]);
     const model = scriptedModel([turn, FINAL]);

@@ -1,5 +1,6 @@
-import type { SkillExecution } from "@skillbox/core";
+import type { SkillExecution, SkillExecutor } from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
+import type { ResolvedConfig } from "../config/load-config.js";
 import { currentUserName } from "../host/current-user-name.js";
 import { usageError } from "../usage-error.js";
 import { type CommandContext, resolveCommandConfig, withHost } from "./command-context.js";
@@ -26,11 +27,21 @@ function parseEditedInput(text: string | undefined): { input?: unknown } {
   }
 }
 
-function summary(verb: string, execution: SkillExecution): string {
-  const label = `${execution.skillName}@${execution.skillVersion}`;
-  return verb === "approved"
-    ? `approved ${execution.id} (${label}): ${execution.status}; a \`skillbox serve\` or \`dev\` on this database runs it`
-    : `rejected ${execution.id} (${label})`;
+/**
+ * Applies a decision with a host over the configured database, `by` the one who decides, and
+ * prints the decided execution: its record with `--json`, else the line `describe` makes of it.
+ */
+async function decide(
+  context: CommandContext,
+  config: ResolvedConfig,
+  options: DecisionOptions,
+  apply: (executor: SkillExecutor, by: string) => Promise<SkillExecution>,
+  describe: (execution: SkillExecution, label: string) => string,
+): Promise<void> {
+  const by = options.by ?? currentUserName();
+  const execution = await withHost(config, (host) => apply(host.executor, by));
+  if (options.json) context.terminal.printJson(execution);
+  else context.terminal.print(describe(execution, `${execution.skillName}@${execution.skillVersion}`));
 }
 
 /**
@@ -54,15 +65,19 @@ export function registerDecisionCommands(program: Command, context: CommandConte
     .action(async (id: string, options: DecisionOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
       const edited = parseEditedInput(options.input);
-      const execution = await withHost(config, (host) =>
-        host.executor.approve(id, {
-          by: options.by ?? currentUserName(),
-          ...edited,
-          ...(options.comment === undefined ? {} : { comment: options.comment }),
-        }),
+      await decide(
+        context,
+        config,
+        options,
+        (executor, by) =>
+          executor.approve(id, {
+            by,
+            ...edited,
+            ...(options.comment === undefined ? {} : { comment: options.comment }),
+          }),
+        (execution, label) =>
+          `approved ${execution.id} (${label}): ${execution.status}; a \`skillbox serve\` or \`dev\` on this database runs it`,
       );
-      if (options.json) context.terminal.printJson(execution);
-      else context.terminal.print(summary("approved", execution));
     });
   program
     .command("reject")
@@ -73,13 +88,13 @@ export function registerDecisionCommands(program: Command, context: CommandConte
     .option("--json", "print the execution record")
     .action(async (id: string, options: DecisionOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
-      const execution = await withHost(config, (host) =>
-        host.executor.reject(id, {
-          by: options.by ?? currentUserName(),
-          ...(options.reason === undefined ? {} : { reason: options.reason }),
-        }),
+      await decide(
+        context,
+        config,
+        options,
+        (executor, by) =>
+          executor.reject(id, { by, ...(options.reason === undefined ? {} : { reason: options.reason }) }),
+        (execution, label) => `rejected ${execution.id} (${label})`,
       );
-      if (options.json) context.terminal.printJson(execution);
-      else context.terminal.print(summary("rejected", execution));
     });
 }

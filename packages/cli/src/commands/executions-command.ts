@@ -7,6 +7,7 @@ import {
 } from "@skillbox/core";
 import { type Command, InvalidArgumentError } from "commander";
 import { formatTable } from "../terminal/format-table.js";
+import { paintStatus } from "../terminal/paint-status.js";
 import { printExecution } from "../terminal/print-execution.js";
 import type { Colors } from "../terminal/terminal.js";
 import { type CommandContext, resolveCommandConfig, withHost } from "./command-context.js";
@@ -48,13 +49,13 @@ function progressSuffix(progress: ExecutionSummary["progress"]): string {
   return ` ${Math.floor((Math.min(progress.progress, progress.total) / progress.total) * 100)}%`;
 }
 
+/** The status, with the progress while it has not ended, or the error code of a failed end. */
 function statusCell(execution: ExecutionSummary, colors: Colors): string {
-  if (execution.status === "success") return colors.green(execution.status);
-  if (!isFinalExecutionStatus(execution.status)) {
-    const paint = execution.status === "awaiting_approval" ? colors.yellow : colors.cyan;
-    return paint(`${execution.status}${progressSuffix(execution.progress)}`);
-  }
-  return colors.red(execution.error ? `${execution.status} ${execution.error.code}` : execution.status);
+  const { status, error } = execution;
+  let detail = "";
+  if (!isFinalExecutionStatus(status)) detail = progressSuffix(execution.progress);
+  else if (status !== "success" && error) detail = ` ${error.code}`;
+  return paintStatus(status, colors, `${status}${detail}`);
 }
 
 /** The listing's table lines. */

@@ -1,5 +1,6 @@
 import type { ExecutionStatus, ExecutionStreamEvent, ExecutionSummary, SkillExecutor } from "@skillbox/core";
 import type { ResolvedConfig } from "../config/load-config.js";
+import type { CliHost } from "../host/open-cli-host.js";
 import { listenForShutdown } from "../server/listen-for-shutdown.js";
 import { formatProgress } from "../terminal/format-progress.js";
 import { type CommandContext, withHost } from "./command-context.js";
@@ -62,13 +63,21 @@ function eventLine(event: ExecutionStreamEvent, labels: Map<string, string>): st
 }
 
 /**
- * Stops `controller` on Ctrl-C / SIGTERM (core's event stream keeps the process alive until
- * then); returns the function that removes the listeners.
+ * Runs `watch` with a host and a signal that Ctrl-C / SIGTERM aborts: core's event stream keeps
+ * the process alive until then.
  */
-function abortOnShutdown(controller: AbortController): () => void {
+async function watchWithHost(
+  config: ResolvedConfig,
+  watch: (host: CliHost, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const controller = new AbortController();
   const shutdown = listenForShutdown();
   void shutdown.requested.then(() => controller.abort());
-  return () => shutdown.dispose();
+  try {
+    await withHost(config, (host) => watch(host, controller.signal));
+  } finally {
+    shutdown.dispose();
+  }
 }
 
 /**
@@ -108,51 +117,45 @@ export async function watchExecutionList(
   renderTable: (executions: ExecutionSummary[]) => string[],
 ): Promise<void> {
   const { terminal } = context;
-  const controller = new AbortController();
-  const stopListening = abortOnShutdown(controller);
-  try {
-    await withHost(config, async (host) => {
-      const stream = host.executor.watchExecutions({
-        signal: controller.signal,
-        ...(options.skill === undefined ? {} : { skill: options.skill }),
-        ...(options.owner === undefined ? {} : { apiKeyId: options.owner }),
-      });
-      if (terminal.interactive && !options.json) {
-        const view = redrawer(host.executor, options, terminal, renderTable);
-        try {
-          await drain(stream, controller.signal, view.update);
-        } finally {
-          view.stop();
-        }
-        return;
-      }
-      const changes = changePrinter(terminal.print, options.json === true);
-      const wanted = (event: ExecutionStreamEvent) => {
-        if (options.status === undefined) return true;
-        const status =
-          event.type === "progress" ? changes.statuses.get(event.executionId) : event.execution.status;
-        return status !== undefined && options.status.includes(status);
-      };
-      await drain(
-        stream,
-        controller.signal,
-        (event) => {
-          if (event.type === "progress" && !changes.labels.has(event.executionId)) {
-            // Started before this watch: its first progress report names it once.
-            const execution = host.executor.getExecution(event.executionId);
-            if (execution !== undefined) {
-              changes.labels.set(execution.id, `${execution.skillName}@${execution.skillVersion}`);
-              changes.statuses.set(execution.id, execution.status);
-            }
-          }
-          if (wanted(event)) changes.print(event);
-        },
-        () => terminal.printDiagnostic("watching executions: one line per change; Ctrl-C stops"),
-      );
+  await watchWithHost(config, async (host, signal) => {
+    const stream = host.executor.watchExecutions({
+      signal,
+      ...(options.skill === undefined ? {} : { skill: options.skill }),
+      ...(options.owner === undefined ? {} : { apiKeyId: options.owner }),
     });
-  } finally {
-    stopListening();
-  }
+    if (terminal.interactive && !options.json) {
+      const view = redrawer(host.executor, options, terminal, renderTable);
+      try {
+        await drain(stream, signal, view.update);
+      } finally {
+        view.stop();
+      }
+      return;
+    }
+    const changes = changePrinter(terminal.print, options.json === true);
+    const wanted = (event: ExecutionStreamEvent) => {
+      if (options.status === undefined) return true;
+      const status =
+        event.type === "progress" ? changes.statuses.get(event.executionId) : event.execution.status;
+      return status !== undefined && options.status.includes(status);
+    };
+    await drain(
+      stream,
+      signal,
+      (event) => {
+        if (event.type === "progress" && !changes.labels.has(event.executionId)) {
+          // Started before this watch: its first progress report names it once.
+          const execution = host.executor.getExecution(event.executionId);
+          if (execution !== undefined) {
+            changes.labels.set(execution.id, `${execution.skillName}@${execution.skillVersion}`);
+            changes.statuses.set(execution.id, execution.status);
+          }
+        }
+        if (wanted(event)) changes.print(event);
+      },
+      () => terminal.printDiagnostic("watching executions: one line per change; Ctrl-C stops"),
+    );
+  });
 }
 
 /** Draws the listing now and again (at most every {@link REDRAW_INTERVAL_MS}) after each event. */
@@ -204,17 +207,10 @@ export async function watchOneExecution(
   id: string,
   options: { json?: boolean },
 ): Promise<void> {
-  const { terminal } = context;
-  const controller = new AbortController();
-  const stopListening = abortOnShutdown(controller);
-  try {
-    await withHost(config, async (host) => {
-      const changes = changePrinter(terminal.print, options.json === true);
-      const current = host.executor.getExecution(id);
-      if (current !== undefined) changes.labels.set(id, `${current.skillName}@${current.skillVersion}`);
-      await drain(host.executor.events(id, { signal: controller.signal }), controller.signal, changes.print);
-    });
-  } finally {
-    stopListening();
-  }
+  await watchWithHost(config, async (host, signal) => {
+    const changes = changePrinter(context.terminal.print, options.json === true);
+    const current = host.executor.getExecution(id);
+    if (current !== undefined) changes.labels.set(id, `${current.skillName}@${current.skillVersion}`);
+    await drain(host.executor.events(id, { signal }), signal, changes.print);
+  });
 }

@@ -1,5 +1,6 @@
-import { type ExecutionSummary, isFinalExecutionStatus, type SkillExecution } from "@skillbox/core";
+import type { ExecutionSummary, SkillExecution } from "@skillbox/core";
 import { formatProgress } from "./format-progress.js";
+import { paintStatus } from "./paint-status.js";
 import type { Colors, Terminal } from "./terminal.js";
 
 /** One execution as `skillbox executions <id>` shows it, with its parent and children. */
@@ -9,13 +10,6 @@ export interface ExecutionView {
   parent: ExecutionSummary | SkillExecution | undefined;
   /** The executions this one ran through `ctx.call`, oldest first. */
   children: ExecutionSummary[];
-}
-
-function statusText(execution: { status: string }, colors: Colors): string {
-  if (execution.status === "success") return colors.green(execution.status);
-  if (execution.status === "awaiting_approval") return colors.yellow(execution.status);
-  if (!isFinalExecutionStatus(execution.status)) return colors.cyan(execution.status);
-  return colors.red(execution.status);
 }
 
 function durationText(duration: number | null): string {
@@ -29,7 +23,7 @@ function timeText(iso: string | null): string {
 /** `name@version status (duration)` for a related execution. */
 function relatedLine(related: ExecutionSummary | SkillExecution, colors: Colors): string {
   const error = related.error === null ? "" : ` ${related.error.code}`;
-  return `${related.id}  ${related.skillName}@${related.skillVersion}  ${statusText(related, colors)}${error}  ${colors.dim(durationText(related.duration))}`;
+  return `${related.id}  ${related.skillName}@${related.skillVersion}  ${paintStatus(related.status, colors)}${error}  ${colors.dim(durationText(related.duration))}`;
 }
 
 /**
@@ -46,7 +40,7 @@ export function printExecution(terminal: Terminal, view: ExecutionView): void {
     for (const line of JSON.stringify(value, null, 2).split("\n")) terminal.print(`    ${line}`);
   };
   terminal.print(
-    `${colors.bold(`${execution.skillName}@${execution.skillVersion}`)}  ${statusText(execution, colors)}  ${colors.dim(execution.id)}`,
+    `${colors.bold(`${execution.skillName}@${execution.skillVersion}`)}  ${paintStatus(execution.status, colors)}  ${colors.dim(execution.id)}`,
   );
   if (execution.error !== null)
     field("error", `${colors.red(execution.error.code)}: ${execution.error.message}`);
