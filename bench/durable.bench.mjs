@@ -26,6 +26,7 @@ import {
   formatMb,
   formatMs,
   printTable,
+  registerNoopSkill,
   silentLogger,
   temporaryDirectory,
   verdict,
@@ -62,20 +63,10 @@ async function main() {
 }
 
 async function submitAgainstExecute(database) {
-  const { createSkillHost, defineInterceptor } = await import("@skillbox/core");
+  const { createSkillHost } = await import("@skillbox/core");
   const host = createSkillHost({ database, logger: silentLogger(), queue: { concurrency: 64 } });
   try {
-    host.registry.register({
-      name: "noop",
-      version: "1.0.0",
-      schema: { input: { type: "object" } },
-      handler: "noop",
-      apiKeyId: "public",
-    });
-    host.executor.registerHandler("noop", async (input) => input);
-    for (const name of ["first", "second", "third"]) {
-      host.executor.use(defineInterceptor({ name, before() {}, after() {} }));
-    }
+    registerNoopSkill(host, { interceptors: 3 });
     const input = { value: 1 };
     const execute = async () => {
       const execution = await host.executor.execute("noop", input);
@@ -360,14 +351,7 @@ function runMemoryChild(how, count, database) {
 async function memoryChild(how, count, database) {
   const { createSkillHost, EXECUTION_STATUSES, isFinalExecutionStatus } = await import("@skillbox/core");
   const host = createSkillHost({ database, logger: silentLogger() });
-  host.registry.register({
-    name: "noop",
-    version: "1.0.0",
-    schema: { input: { type: "object" } },
-    handler: "noop",
-    apiKeyId: "public",
-  });
-  host.executor.registerHandler("noop", async (input) => input);
+  registerNoopSkill(host);
   const unfinishedStatuses = EXECUTION_STATUSES.filter((status) => !isFinalExecutionStatus(status));
   const unfinished = () => host.executor.countExecutions({ status: unfinishedStatuses });
   const call =

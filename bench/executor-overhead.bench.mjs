@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createSkillHost, defineInterceptor } from "@skillbox/core";
+import { createSkillHost } from "@skillbox/core";
+import { registerNoopSkill, silentLogger } from "./lib/fixtures.mjs";
 import { compareRates, concurrentRate, formatRate, sequentialRate } from "./lib/measure.mjs";
 import { createRawAuditFloor } from "./lib/raw-audit-floor.mjs";
 
@@ -16,18 +17,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const directory = mkdtempSync(join(tmpdir(), "skillbox-bench-"));
 try {
   const host = createSkillHost({ database: join(directory, "skillbox.db"), logger: silentLogger() });
-  host.registry.register({
-    name: "noop",
-    version: "1.0.0",
-    schema: { input: { type: "object" } },
-    handler: "noop",
-    apiKeyId: "public",
-  });
-  const handler = async (input) => input;
-  host.executor.registerHandler("noop", handler);
-  for (const name of ["first", "second", "third"]) {
-    host.executor.use(defineInterceptor({ name, before() {}, after() {} }));
-  }
+  const handler = registerNoopSkill(host, { interceptors: 3 });
   const input = { value: 1 };
   const execute = () => host.executor.execute("noop", input);
 
@@ -91,9 +81,4 @@ try {
   console.log(`  (medians of ${ROUNDS} interleaved rounds)`);
 } finally {
   rmSync(directory, { recursive: true, force: true });
-}
-
-function silentLogger() {
-  const nothing = () => {};
-  return { debug: nothing, info: nothing, warn: nothing, error: nothing };
 }

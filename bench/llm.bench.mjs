@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { createSkillHost } from "@skillbox/core";
 import { executeToolCalls, extractToolCalls, toolNameMap, toToolResults } from "@skillbox/llm";
-import { printTable, silentLogger, temporaryDirectory } from "./lib/fixtures.mjs";
+import { printTable, registerNoopSkill, silentLogger, temporaryDirectory } from "./lib/fixtures.mjs";
 import { compareRates, sequentialRate } from "./lib/measure.mjs";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000);
@@ -93,15 +93,7 @@ const FORMATS = ["openai-chat", "openai-responses", "anthropic", "gemini"];
 const directory = temporaryDirectory("skillbox-bench-llm");
 try {
   const host = createSkillHost({ database: join(directory.path, "skillbox.db"), logger: silentLogger() });
-  host.registry.register({
-    name: "noop",
-    version: "1.0.0",
-    description: "Returns its input",
-    schema: { input: { type: "object" } },
-    handler: "noop",
-    apiKeyId: "public",
-  });
-  host.executor.registerHandler("noop", async (input) => input);
+  registerNoopSkill(host, { description: "Returns its input" });
   const toolName = toolNameMap([{ name: "noop", version: "1.0.0" }]).toolName({ name: "noop" });
   const inputs = Array.from({ length: CALLS }, (_, index) => ({ value: index }));
 

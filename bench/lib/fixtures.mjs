@@ -89,3 +89,25 @@ export function printTable(rows) {
 
 /** `OK` or `MISSED`. */
 export const verdict = (met) => (met ? "OK" : "MISSED");
+
+/**
+ * Registers the benches' `noop@1.0.0` skill (public, input `{ type: "object" }`, returning its
+ * input) on `host`, and with `interceptors` that many no-op interceptors (`before` and `after`),
+ * the load executor-overhead measures. Returns the handler.
+ */
+export function registerNoopSkill(host, { interceptors = 0, description } = {}) {
+  host.registry.register({
+    name: "noop",
+    version: "1.0.0",
+    ...(description === undefined ? {} : { description }),
+    schema: { input: { type: "object" } },
+    handler: "noop",
+    apiKeyId: "public",
+  });
+  const handler = async (input) => input;
+  host.executor.registerHandler("noop", handler);
+  for (const name of ["first", "second", "third", "fourth", "fifth"].slice(0, interceptors)) {
+    host.executor.use({ name, before() {}, after() {} });
+  }
+  return handler;
+}

@@ -1,14 +1,11 @@
-import { EventEmitter } from "node:events";
 import { pathToFileURL } from "node:url";
-import type { RuntimeRequest, Skill, SkillContext } from "@skillbox/core";
+import type { Skill } from "@skillbox/core";
 import {
   type ContainerRuntime,
   createBwrapProvider,
   createContainerRuntime,
   createPodmanProvider,
-  resolveSandboxConfig,
   SandboxRunner,
-  StartedSandbox,
 } from "@skillbox/sandbox";
 import {
   bwrapRequirement,
@@ -17,104 +14,16 @@ import {
   removeLeftoverContainers,
   TEST_IMAGE,
 } from "@skillbox/test-helpers/engine-availability";
+import { GRANTED, handBuiltRequest, testSkill } from "@skillbox/test-helpers/runtime-request";
 import { createTemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runSandboxJob } from "../src/sandbox-job.js";
 import { nodeCommand } from "./isolation-probes.js";
+import { PLAIN_SANDBOX_CONFIG, plainSandbox } from "./plain-sandbox.js";
 
 // `ctx.progress()` and `ctx.approval` of a handler in a real podman container, and the progress
 // lines of a command skill, against the host-side context of a hand-built runtime request.
-
-interface Recorded {
-  request: RuntimeRequest;
-  reports: unknown[];
-  warnings: string[];
-  /** The host log's info lines: the sandbox's plain stderr. */
-  infos: string[];
-  abort(): void;
-}
-
-const GRANTED = {
-  reason: "it sends mail",
-  requestedBy: "skill",
-  requestedAt: "2026-12-01T10:00:00.000Z",
-  expiresAt: null,
-  decision: "approved",
-  decidedBy: "bob",
-  decidedAt: "2026-12-01T10:01:00.000Z",
-  comment: null,
-  inputEdited: false,
-} as const;
-
-let executions = 0;
-
-/** What the executor would hand the runtime, with a context that records its progress reports. */
-function handBuilt(skill: Skill, input: unknown, approval: unknown = null): Recorded {
-  const reports: unknown[] = [];
-  const warnings: string[] = [];
-  const infos: string[] = [];
-  const controller = new AbortController();
-  const emitter = Object.assign(new EventEmitter(), { aborted: false, reason: undefined as unknown });
-  const context = {
-    signal: controller.signal,
-    executionId: `container-execution-${++executions}`,
-    attempt: 1,
-    apiKeyId: "public",
-    sessionId: null,
-    skill,
-    logger: {
-      debug() {},
-      info: (message: string) => infos.push(message),
-      warn: (message: string) => warnings.push(message),
-      error() {},
-    },
-    call: () => Promise.reject(new Error("no calls here")),
-    progress: (report: unknown) => reports.push(report),
-    approval,
-  } as unknown as SkillContext;
-  return {
-    reports,
-    warnings,
-    infos,
-    request: {
-      skill,
-      input,
-      context,
-      abort: emitter as unknown as RuntimeRequest["abort"],
-      resolveHandler: () => {
-        throw new Error("a container loads its handler itself");
-      },
-    },
-    abort() {
-      emitter.aborted = true;
-      emitter.reason = new Error("aborted by the test");
-      controller.abort(emitter.reason);
-      emitter.emit("abort");
-    },
-  };
-}
-
-function skillOf(name: string, fields: Partial<Skill>): Skill {
-  const now = new Date().toISOString();
-  return {
-    id: `${name}-id`,
-    name,
-    version: "1.0.0",
-    description: "",
-    apiKeyId: "public",
-    schema: { input: {} },
-    handler: "unused",
-    runtime: "container",
-    tags: [],
-    enabled: true,
-    source: "test",
-    contentHash: `hash-of-${name}`,
-    createdAt: now,
-    updatedAt: now,
-    ...fields,
-  } as Skill;
-}
 
 const ENGINES = [
   { name: "podman", requirement: podmanRequirement, provider: createPodmanProvider },
@@ -146,7 +55,7 @@ for (const engine of ENGINES)
       /** A handler skill whose module (no imports) is `lines`. */
       function handlerSkill(name: string, ...lines: string[]): Skill {
         const file = tree.write(`${name}/index.mjs`, `${lines.join("\n")}\n`);
-        return skillOf(name, { handler: pathToFileURL(file).href });
+        return testSkill(name, { runtime: "container", handler: pathToFileURL(file).href });
       }
 
       it("hands the handler's reports to the host's context in order, all before the attempt settles", async () => {
@@ -161,7 +70,7 @@ for (const engine of ENGINES)
           "  return { done: true };",
           "}",
         );
-        const { request, reports } = handBuilt(skill, { steps: 6 });
+        const { request, reports } = handBuiltRequest(skill, { steps: 6 });
 
         expect(await runtime.run(request)).toEqual({ done: true });
 
@@ -207,8 +116,8 @@ for (const engine of ENGINES)
           "  return { approval: ctx.approval };",
           "}",
         );
-        const granted = handBuilt(skill, {}, GRANTED);
-        const none = handBuilt(skill, {});
+        const granted = handBuiltRequest(skill, {}, { approval: GRANTED });
+        const none = handBuiltRequest(skill, {});
 
         expect(await runtime.run(granted.request)).toEqual({ approval: GRANTED });
         expect(await runtime.run(none.request)).toEqual({ approval: null });
@@ -225,7 +134,7 @@ for (const engine of ENGINES)
           "  return 'survived';",
           "}",
         );
-        const { request, reports } = handBuilt(skill, {});
+        const { request, reports } = handBuiltRequest(skill, {});
 
         expect(await runtime.run(request)).toBe("survived");
 
@@ -245,7 +154,7 @@ for (const engine of ENGINES)
           "  return 'flooded';",
           "}",
         );
-        const { request, reports } = handBuilt(skill, {});
+        const { request, reports } = handBuiltRequest(skill, {});
 
         expect(await runtime.run(request)).toBe("flooded");
 
@@ -267,8 +176,11 @@ for (const engine of ENGINES)
           'process.stderr.write("plain stderr\\n");',
           'process.stdout.write("\\"flooded\\"");',
         ].join("\n");
-        const skill = skillOf("raw", { sandbox: { image: TEST_IMAGE, command: nodeCommand(script) } });
-        const { request, reports, warnings, infos } = handBuilt(skill, {});
+        const skill = testSkill("raw", {
+          runtime: "container",
+          sandbox: { image: TEST_IMAGE, command: nodeCommand(script) },
+        });
+        const { request, reports, warnings, infos } = handBuiltRequest(skill, {});
 
         const started = performance.now();
         expect(await runtime.run(request)).toBe("flooded");
@@ -295,7 +207,7 @@ for (const engine of ENGINES)
           "  }",
           "}",
         );
-        const attempt = handBuilt(skill, {});
+        const attempt = handBuiltRequest(skill, {});
         const settled = runtime.run(attempt.request).catch((error: unknown) => error);
         await vi.waitFor(() => expect(attempt.reports.length).toBeGreaterThanOrEqual(3), { timeout: 20_000 });
 
@@ -316,8 +228,11 @@ for (const engine of ENGINES)
           'line({ progress: 2, total: 2, message: "done" });',
           "process.stdout.write(JSON.stringify({ answer: 42 }));",
         ].join("\n");
-        const skill = skillOf("command", { sandbox: { image: TEST_IMAGE, command: nodeCommand(script) } });
-        const { request, reports } = handBuilt(skill, {});
+        const skill = testSkill("command", {
+          runtime: "container",
+          sandbox: { image: TEST_IMAGE, command: nodeCommand(script) },
+        });
+        const { request, reports } = handBuiltRequest(skill, {});
 
         expect(await runtime.run(request)).toEqual({ answer: 42 });
         expect(reports).toEqual([
@@ -342,23 +257,10 @@ describe("progress lines that come after the result line", () => {
       "  }, 200);",
       "});",
     ].join("\n");
-    const provider = {
-      name: "bwrap" as const,
-      usesImages: false,
-      isAvailable: async () => true,
-      plan: () => ({ file: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH ?? "" } }),
-    };
-    const config = resolveSandboxConfig({ timeout: 0 });
-    const sandbox = new StartedSandbox(provider, {
-      id: "late-reports",
-      image: "",
-      command: [],
-      env: {},
-      config,
-    });
-    const skill = skillOf("late-reports", {});
-    const { request, reports } = handBuilt(skill, {});
-    const plan = { mode: "handler" as const, image: "", command: [], env: {}, config };
+    const sandbox = plainSandbox("late-reports", script);
+    const skill = testSkill("late-reports", { runtime: "container" });
+    const { request, reports } = handBuiltRequest(skill, {});
+    const plan = { mode: "handler" as const, image: "", command: [], env: {}, config: PLAIN_SANDBOX_CONFIG };
 
     const output = await runSandboxJob(skill, plan, sandbox, {}, request.context);
 

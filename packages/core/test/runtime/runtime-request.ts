@@ -1,97 +1,10 @@
-import { EventEmitter } from "node:events";
 import { pathToFileURL } from "node:url";
-import type { ExecutionApproval, ProgressReport, RuntimeRequest, Skill, SkillContext } from "@skillbox/core";
+import type { Skill } from "@skillbox/core";
+import { testSkill } from "@skillbox/test-helpers/runtime-request";
 
-/** A runtime request built by hand, with what its context was told. */
-export interface HandBuiltRequest {
-  request: RuntimeRequest;
-  /** Every report handed to `request.context.progress`, in order. */
-  reports: unknown[];
-  /** Aborts the attempt, as the executor's timeout does. */
-  abort(reason?: unknown): void;
-}
-
-let executions = 0;
+export { GRANTED, handBuiltRequest } from "@skillbox/test-helpers/runtime-request";
 
 /** A `runtime: "worker"` skill whose handler is the module at `file`, as the registry would hold it. */
 export function workerSkill(name: string, file: string, fields: Partial<Skill> = {}): Skill {
-  const now = new Date().toISOString();
-  return {
-    id: `${name}-id`,
-    name,
-    version: "1.0.0",
-    description: "",
-    apiKeyId: "public",
-    schema: { input: {} },
-    handler: pathToFileURL(file).href,
-    runtime: "worker",
-    tags: [],
-    enabled: true,
-    source: "test",
-    contentHash: `hash-of-${name}`,
-    createdAt: now,
-    updatedAt: now,
-    ...fields,
-  } as Skill;
+  return testSkill(name, { handler: pathToFileURL(file).href, runtime: "worker", ...fields });
 }
-
-/**
- * What the executor hands a runtime for one attempt, without an executor: the context records
- * each progress report, and `approval` is what the test grants.
- */
-export function handBuiltRequest(
-  skill: Skill,
-  input: unknown,
-  options: { approval?: ExecutionApproval | null; executionId?: string; attempt?: number } = {},
-): HandBuiltRequest {
-  const reports: unknown[] = [];
-  const emitter = new EventEmitter();
-  const controller = new AbortController();
-  const abort = Object.assign(emitter, { aborted: false, reason: undefined as unknown });
-  const context = {
-    signal: controller.signal,
-    executionId: options.executionId ?? `execution-${++executions}`,
-    attempt: options.attempt ?? 1,
-    apiKeyId: "public",
-    sessionId: null,
-    skill,
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-    call: () => Promise.reject(new Error("no calls in this test")),
-    progress(report: ProgressReport) {
-      reports.push(report);
-    },
-    approval: options.approval ?? null,
-  } as SkillContext;
-  const request: RuntimeRequest = {
-    skill,
-    input,
-    context,
-    abort: abort as unknown as RuntimeRequest["abort"],
-    resolveHandler: () => {
-      throw new Error("a worker loads its handler in the thread");
-    },
-  };
-  return {
-    request,
-    reports,
-    abort(reason = new Error("aborted by the test")) {
-      abort.aborted = true;
-      abort.reason = reason;
-      controller.abort(reason);
-      emitter.emit("abort");
-    },
-  };
-}
-
-/** A granted approval, as `ctx.approval` shows it on a resumed run. */
-export const GRANTED: ExecutionApproval = {
-  reason: "it deletes files",
-  requestedBy: "skill",
-  requestedAt: "2026-12-01T10:00:00.000Z",
-  expiresAt: null,
-  decision: "approved",
-  decidedBy: "alice",
-  decidedAt: "2026-12-01T10:05:00.000Z",
-  comment: "fine",
-  inputEdited: false,
-};
