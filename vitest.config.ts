@@ -9,8 +9,14 @@ import { defineConfig } from "vitest/config";
 const SOURCE_CONDITION = "@skillbox/source";
 
 export default defineConfig({
-  // Tests run in Vite's server-side environment, which resolves with the `ssr` conditions.
-  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
+  // Tests run in Vite's server-side environment, which resolves with the `ssr` conditions — but
+  // not Vite's `module`: a package's `module` build (OpenTelemetry's has extension-less imports) is
+  // for bundlers, and dependencies run in Node as they are, so they resolve as Node resolves them.
+  ssr: {
+    resolve: {
+      conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== "module")],
+    },
+  },
   test: {
     include: [
       "packages/*/test/**/*.test.ts",

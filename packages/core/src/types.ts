@@ -224,6 +224,13 @@ export interface ExecutionRecordFields {
   progress: ExecutionProgress | null;
   /** The approval asked for and its decision, for executions that needed one. */
   approval: ExecutionApproval | null;
+  /**
+   * The OpenTelemetry trace the execution's `execute_tool` span belongs to (32 hex digits), and
+   * that span's id (16): where the audit trail and the trace point at each other. Null when no
+   * tracer recorded it (no OpenTelemetry SDK installed, or the trace was not sampled).
+   */
+  traceId: string | null;
+  spanId: string | null;
   createdAt: string;
   finishedAt: string | null;
 }
@@ -304,6 +311,12 @@ export interface SkillContext {
   /** The approval this execution was granted, on a run that needed one; else null. */
   approval: ExecutionApproval | null;
   /**
+   * The trace-context headers of the span under way (`traceparent`, and `tracestate` when it has
+   * one, with the W3C propagator), to send on an outbound request so the server's spans join this
+   * execution's trace. `{}` when nothing is traced. A fresh object each call: add it to yours.
+   */
+  traceHeaders(): Record<string, string>;
+  /**
    * The host running this execution, for cleanup of resources shared across executions. Present
    * in the host process (the inline runtime); absent in worker threads and containers, whose
    * resources end with the thread or the sandbox.
@@ -355,6 +368,11 @@ export interface ExecuteOptions {
   parentExecutionId?: string;
   /** How long this execution may wait for approval, in ms (else the skill's, else the executor's). */
   approvalTimeoutMs?: number;
+  /**
+   * The id a model gave this tool call (the LLM adapters pass it): the `gen_ai.tool.call.id` of
+   * the execution's span. Default: the execution id.
+   */
+  toolCallId?: string;
   /**
    * Told of each progress report of this execution as the handler makes it (in order, in this
    * process): what a front streams to its caller. A throw is logged, never the handler's failure.

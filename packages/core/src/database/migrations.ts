@@ -223,6 +223,17 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_by_time ON skill_execution_events (created_at);
     `,
   },
+  {
+    version: 6,
+    description: "observability: the trace and span of each execution",
+    sql: `
+      -- Where the audit trail and an OpenTelemetry trace point at each other: the trace of the
+      -- execution's execute_tool span and that span's id (null when nothing recorded a trace).
+      ALTER TABLE skill_executions ADD COLUMN trace_id TEXT;
+      ALTER TABLE skill_executions ADD COLUMN span_id TEXT;
+      CREATE INDEX idx_skill_executions_trace ON skill_executions(trace_id) WHERE trace_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

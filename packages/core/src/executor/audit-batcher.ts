@@ -14,7 +14,8 @@ export type ExecutionStart = Pick<
   | "sessionId"
   | "parentExecutionId"
   | "idempotencyKey"
->;
+> &
+  Partial<Pick<SkillExecution, "traceId" | "spanId">>;
 
 /** The final state of an execution. */
 export interface ExecutionFinish {
@@ -28,6 +29,9 @@ export interface ExecutionFinish {
   attempts: number;
   duration: number;
   finishedAt: number;
+  /** The execution's span (see `SkillExecution.traceId`): a run the queue resumed gets its ids here. */
+  traceId?: string | null;
+  spanId?: string | null;
   /** Set for an execution with a job (submitted, or resumed after approval): the job goes with the final row. */
   job?: { apiKeyId: string; skillName: string } | undefined;
 }
@@ -55,12 +59,13 @@ interface Pending {
 }
 
 const INSERT_SQL = `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
-  parent_execution_id, idempotency_key, input, input_hash, status, attempts, created_at, runner)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?, ?)`;
+  parent_execution_id, idempotency_key, input, input_hash, status, attempts, created_at, runner, trace_id, span_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', 0, ?, ?, ?, ?)`;
 // Only a row still under way gets its final state: if another host already marked it
 // `interrupted` (this runner's lease lapsed), that first final state stands.
 const FINISH_SQL = `UPDATE skill_executions SET status = ?, output = ?, error_code = ?, error_message = ?,
-  error_data = ?, attempts = ?, duration_ms = ?, finished_at = ? WHERE rowid = ? AND status IN ('pending', 'running')`;
+  error_data = ?, attempts = ?, duration_ms = ?, finished_at = ?, trace_id = coalesce(?, trace_id),
+  span_id = coalesce(?, span_id) WHERE rowid = ? AND status IN ('pending', 'running')`;
 
 function stringifyData(value: unknown): string | null {
   if (value === undefined) return null;
@@ -127,6 +132,8 @@ export class AuditBatcher {
         extra.inputHash ?? null,
         createdAt,
         this.runnerKey,
+        row.traceId ?? null,
+        row.spanId ?? null,
       ],
     });
   }
@@ -148,6 +155,8 @@ export class AuditBatcher {
         row.attempts,
         row.duration,
         row.finishedAt,
+        row.traceId ?? null,
+        row.spanId ?? null,
         row.rowid,
       ],
     });

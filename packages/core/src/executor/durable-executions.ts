@@ -1,3 +1,6 @@
+import type { Context } from "@opentelemetry/api";
+import type { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
+import { contextOfStoredSpan } from "../telemetry/stored-span-context.js";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import type { FinishFailureReport } from "../interceptors/interceptor-pass.js";
@@ -62,6 +65,8 @@ export interface DurableExecutionsOptions {
   approvalTimeoutMs: number | null | undefined;
   /** The runs under way in this process (see `ExecutionServices.running`). */
   running: ActiveRuns<ExecutionRun>;
+  /** Where a submit finds the trace it continues. */
+  telemetry: ExecutionTelemetry;
   /** Runs an execution the queue claimed (the executor tracks it like any other). */
   runExecution(request: ExecutionRequest): Promise<SkillExecution>;
 }
@@ -200,7 +205,7 @@ export class DurableExecutions implements DurableSide {
       approval: pause.approval,
       expiresAt: pause.approval.expiresAt === null ? null : Date.parse(pause.approval.expiresAt),
       rawInputJson: serialize(pause.input),
-      options: jobOptionsOf(run.options),
+      options: jobOptionsOf(run.options, run.parentContext),
       attempts: pause.attempts,
       queuedAt: Date.now(),
       rerunnable: skill.idempotent === true,
@@ -227,8 +232,10 @@ export class DurableExecutions implements DurableSide {
     checkApprovalTimeout(options.approvalTimeoutMs);
     const rawInputJson = this.keptInput(input, skill);
     const key = options.idempotencyKey;
+    // The submitter's trace: the run continues it, now or from the queue.
+    const parentContext = this.options.telemetry.parentContext();
     if (key === undefined && this.queue?.reserve(skill, caller) === true) {
-      return this.startNow({ skill, input, options, caller, rawInputJson });
+      return this.startNow({ skill, input, options, caller, rawInputJson, parentContext });
     }
     const inputHash = key === undefined ? null : hashInput(input, store.inputHashKey);
     if (key !== undefined) {
@@ -250,7 +257,7 @@ export class DurableExecutions implements DurableSide {
       auditedInputJson: serialize(audited),
       rawInputJson,
       inputHash,
-      options: jobOptionsOf(options),
+      options: jobOptionsOf(options, parentContext),
       createdAt,
       rerunnable: skill.idempotent === true,
     };
@@ -289,8 +296,9 @@ export class DurableExecutions implements DurableSide {
     options: SubmitOptions;
     caller: string;
     rawInputJson: string | null;
+    parentContext: Context | undefined;
   }): Promise<string> {
-    const { skill, input, options, caller, rawInputJson } = submitted;
+    const { skill, input, options, caller, rawInputJson, parentContext } = submitted;
     const { store } = this.options;
     let released = false;
     const release = () => {
@@ -313,6 +321,7 @@ export class DurableExecutions implements DurableSide {
       inputHash: null,
       onCommitted: committed,
       onSettled: release,
+      parentContext,
       runningJob:
         skill.idempotent === true
           ? (id, createdAt) =>
@@ -322,7 +331,7 @@ export class DurableExecutions implements DurableSide {
                 skillId: skill.id,
                 skillName: skill.name,
                 rawInputJson,
-                options: jobOptionsOf(options),
+                options: jobOptionsOf(options, parentContext),
                 createdAt,
               })
           : undefined,
@@ -696,11 +705,13 @@ export class DurableExecutions implements DurableSide {
       if (ended !== undefined) this.finished(ended);
       return;
     }
+    const { parentSpan, ...options } = parseJobOptions(claimed.options);
     return this.options
       .runExecution({
         skill,
         input: claimed.input === null ? undefined : parseJson(claimed.input),
-        options: { ...parseJobOptions(claimed.options), apiKeyId: job.api_key_id } as ExecuteOptions,
+        options: { ...options, apiKeyId: job.api_key_id } as ExecuteOptions,
+        parentContext: contextOfStoredSpan(parentSpan),
         caller: job.api_key_id,
         depth: 0,
         inputHash: null,

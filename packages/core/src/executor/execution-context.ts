@@ -6,6 +6,7 @@ import type {
   SkillContext,
   SkillLogger,
 } from "../types.js";
+import { traceHeaders } from "../telemetry/trace-headers.js";
 import type { NestedCallParent } from "./execution-port.js";
 import type { ExecutionState } from "./execution-state.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
@@ -69,6 +70,10 @@ export class ExecutionContext implements SkillContext, NestedCallParent {
       attempt: this.attempt,
     });
     return this.cachedLogger;
+  }
+
+  traceHeaders(): Record<string, string> {
+    return traceHeaders();
   }
 
   call<Output = unknown>(reference: string, input: unknown): Promise<Output> {

@@ -1,10 +1,13 @@
 import { performance } from "node:perf_hooks";
+import { type Context, context as otelContext } from "@opentelemetry/api";
 import { executionStatusForCode } from "../errors/error-catalogue.js";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import type { FinishFailureReport, InterceptorPass } from "../interceptors/interceptor-pass.js";
 import { isPromiseLike } from "../is-promise-like.js";
 import type { SkillRuntime } from "../runtime/skill-runtime.js";
+import type { ExecutionSpan } from "../telemetry/execution-span.js";
+import type { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
 import type {
   ExecuteOptions,
   ExecutionApproval,
@@ -61,6 +64,8 @@ export interface ExecutionServices {
   running: ActiveRuns<ExecutionRun>;
   /** Where an execution's life beyond the fast path goes: events, progress, approvals. */
   durable: DurableSide;
+  /** Its spans and metrics. */
+  telemetry: ExecutionTelemetry;
 }
 
 /** What an execution run tells the durable side of the executor (see `DurableExecutions`). */
@@ -126,6 +131,11 @@ export interface ExecutionRequest {
   onSettled?: () => void;
   /** Writes the execution's job in the transaction of its `running` row (a submit of a skill safe to rerun). */
   runningJob?: ((id: string, createdAt: number) => void) | undefined;
+  /**
+   * The trace context the execution continues: the caller's active context when it called, or
+   * the one a queued execution kept. Undefined when nothing is traced.
+   */
+  parentContext?: Context | undefined;
 }
 
 /** How the phases between start and finish ended. */
@@ -184,6 +194,8 @@ export class ExecutionRun implements RetriedRun {
   /** Where the input nests too deep to be looked at, if it does: then nothing runs. */
   private readonly overDeepInput: string | undefined;
   private readonly storedInput: unknown;
+  /** The `execute_tool` span; undefined when nothing is traced. */
+  private readonly span: ExecutionSpan | undefined;
 
   constructor(services: ExecutionServices, request: ExecutionRequest) {
     const { skill, options } = request;
@@ -216,7 +228,22 @@ export class ExecutionRun implements RetriedRun {
       approval: granted?.decision === "approved" ? granted : null,
       progressSink: this,
     });
-    this.pass = services.interceptors.open(skill, this.context, services.reportFinishFailure);
+    this.span = services.telemetry.start(request.parentContext, {
+      skill,
+      executionId: id,
+      caller: request.caller,
+      sessionId,
+      parentExecutionId,
+      toolCallId: options.toolCallId,
+      // A queued run's span covers its wait in the queue; one resumed after approval starts now.
+      startTime: resume !== undefined && resume.approval === null ? resume.createdAt : undefined,
+    });
+    try {
+      this.pass = services.interceptors.open(skill, this.context, services.reportFinishFailure, this.span);
+    } catch (error) {
+      this.span?.end({ status: "error", error: null, attempts: 0 });
+      throw error;
+    }
     // Checked before audit hooks and the row: both would walk the value recursively.
     this.overDeepInput = findOverDeepPath(request.input, services.maxNestingDepth, "input");
     this.storedInput =
@@ -240,6 +267,8 @@ export class ExecutionRun implements RetriedRun {
       duration: null,
       progress: null,
       approval: resume?.approval ?? null,
+      traceId: this.span?.traceId ?? null,
+      spanId: this.span?.spanId ?? null,
       createdAt: formatTimestamp(this.createdAt),
       finishedAt: null,
     };
@@ -255,6 +284,11 @@ export class ExecutionRun implements RetriedRun {
     return this.record.apiKeyId;
   }
 
+  /** The trace context the execution continues (see `ExecutionRequest.parentContext`). */
+  get parentContext(): Context | undefined {
+    return this.request.parentContext;
+  }
+
   /**
    * Runs every phase; resolves with the final record once its row is committed — or, when the
    * execution stops to wait for approval, with its `awaiting_approval` record once that is.
@@ -265,6 +299,11 @@ export class ExecutionRun implements RetriedRun {
     // `cancel(id)` find it there without reading the row (a submit answers the id at that
     // commit), and a waiter that comes later reads the committed final row.
     const token = running.add(this);
+    const { metrics } = this.services.telemetry;
+    metrics?.started(this.skill.name);
+    const { resume } = this.request;
+    if (resume !== undefined && resume.approval === null && metrics !== undefined)
+      metrics.dequeued(this.skill.name, Date.now() - resume.createdAt);
     let paused: SkillExecution | undefined;
     try {
       const rowid = await this.start();
@@ -278,6 +317,13 @@ export class ExecutionRun implements RetriedRun {
       else await this.finish(rowid, outcome);
     } finally {
       running.remove(token);
+      const { record } = this;
+      metrics?.stopped(
+        this.skill.name,
+        record.status,
+        record.error?.code,
+        paused === undefined ? (record.duration ?? 0) : undefined,
+      );
     }
     // Before the record is published: a waiter that submits again at once finds the slot free.
     this.request.onSettled?.();
@@ -370,6 +416,7 @@ export class ExecutionRun implements RetriedRun {
     record.status = "awaiting_approval";
     record.approval = approval;
     record.attempts = this.totalAttempts;
+    this.span?.end({ status: record.status, error: null, attempts: record.attempts });
     return this.services.durable.paused(this, {
       rowid,
       approval,
@@ -478,18 +525,28 @@ export class ExecutionRun implements RetriedRun {
   invoke(attempt: number, abort: LazyAbortSignal): Promise<unknown> {
     const { services, skill, context } = this;
     const runtime = services.runtimeFor(skill);
-    return runtime.run({
+    const request = {
       skill,
       input: context.input,
       context: new ExecutionContext(context, attempt, abort),
       abort,
       depth: context.depth,
       resolveHandler: () => services.resolveHandler(skill),
-    });
+    };
+    if (this.span === undefined) return runtime.run(request);
+    // The attempt's span is the active one while it runs: spans the runtime and the handler make
+    // nest under it, and `ctx.call` and `ctx.traceHeaders()` continue from it.
+    return otelContext.with(this.span.startAttempt(attempt), () => runtime.run(request));
+  }
+
+  /** Ends the attempt's span (called by `runWithRetries` once the attempt settled). */
+  attemptEnded(error?: unknown): void {
+    this.span?.endAttempt(error);
   }
 
   /** Logs the retry ahead of another attempt (called by `runWithRetries`). */
   onRetry(retry: { attempt: number; delay: number; error: unknown }): void {
+    this.span?.startBackoff(retry.delay, retry.error);
     this.context.logger.debug("retrying", {
       skill: `${this.skill.name}@${this.skill.version}`,
       attempt: retry.attempt,
@@ -511,6 +568,17 @@ export class ExecutionRun implements RetriedRun {
     record.attempts = attempts;
     record.duration = duration;
     record.finishedAt = formatTimestamp(finishedAt);
+    const { span } = this;
+    if (span !== undefined) {
+      const { telemetry } = this.services;
+      span.end({
+        status: outcome.status,
+        error: outcome.error,
+        attempts,
+        arguments: telemetry.recordInputs ? this.storedInput : undefined,
+        result: telemetry.recordOutputs && storedOutput !== null ? storedOutput : undefined,
+      });
+    }
     return this.services.store.finish({
       rowid,
       id: record.id,
@@ -520,6 +588,8 @@ export class ExecutionRun implements RetriedRun {
       attempts,
       duration,
       finishedAt,
+      traceId: record.traceId,
+      spanId: record.spanId,
       // A run the queue resumed, or a submit that started at once with its job: the job goes too.
       job:
         this.request.resume !== undefined || this.request.runningJob !== undefined

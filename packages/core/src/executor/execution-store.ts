@@ -58,6 +58,8 @@ interface ExecutionRow {
   approval: string | null;
   created_at: number;
   finished_at: number | null;
+  trace_id: string | null;
+  span_id: string | null;
 }
 
 const MAX_PAGE = 1000;

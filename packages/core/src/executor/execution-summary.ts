@@ -62,6 +62,8 @@ export interface ExecutionRowCommon {
   approval: string | null;
   created_at: number;
   finished_at: number | null;
+  trace_id: string | null;
+  span_id: string | null;
 }
 
 /** One row of the summary query: the bodies cut in SQL, so a huge body is never read into JavaScript. */
@@ -85,7 +87,7 @@ export const SUMMARY_COLUMNS = `id, skill_id, skill_name, skill_version, api_key
   status, error_code,
   substr(error_message, 1, @previewLength) AS error_message_preview,
   octet_length(error_message) AS error_message_bytes,
-  attempts, duration_ms, progress, approval, created_at, finished_at`;
+  attempts, duration_ms, progress, approval, created_at, finished_at, trace_id, span_id`;
 
 /** Reads and checks the options, naming a bad one. */
 export function resolveSummaryOptions(options: ExecutionSummaryOptions): Required<ExecutionSummaryOptions> {
@@ -144,13 +146,15 @@ export function identityOf(row: ExecutionRowCommon) {
   };
 }
 
-/** Attempts, duration, progress, approval and timestamps (ISO strings), in the order records list them last. */
+/** Attempts, duration, progress, approval, trace and timestamps (ISO strings), in the order records list them last. */
 export function timingOf(row: ExecutionRowCommon) {
   return {
     attempts: row.attempts,
     duration: row.duration_ms,
     progress: row.progress === null ? null : (JSON.parse(row.progress) as ExecutionProgress),
     approval: row.approval === null ? null : (JSON.parse(row.approval) as ExecutionApproval),
+    traceId: row.trace_id,
+    spanId: row.span_id,
     createdAt: new Date(row.created_at).toISOString(),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
   };

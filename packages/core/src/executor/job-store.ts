@@ -1,3 +1,4 @@
+import type { StoredSpanContext } from "../telemetry/stored-span-context.js";
 import type Database from "better-sqlite3";
 import type { ExecutionApproval, ExecutionStatus } from "../types.js";
 
@@ -8,6 +9,9 @@ export interface JobOptions {
   maxRetries?: number;
   retry?: Record<string, unknown>;
   approvalTimeoutMs?: number;
+  toolCallId?: string;
+  /** The span the submitting call ran under: the queued run continues its trace. */
+  parentSpan?: StoredSpanContext;
 }
 
 /** State of a job: where the execution it belongs to stands in the queue. */

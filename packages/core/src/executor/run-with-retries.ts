@@ -28,6 +28,8 @@ export interface RetriedRun {
   invoke(attempt: number, abort: LazyAbortSignal): Promise<unknown>;
   /** Told before the wait ahead of another attempt, with the error of the one that failed. */
   onRetry?(retry: { attempt: number; delay: number; error: unknown }): void;
+  /** Told once an attempt settled (a timeout or cancellation settles it at once): with its error when it failed. */
+  attemptEnded?(error?: unknown): void;
 }
 
 /** How a run of attempts ended; `attempts` counts those started, the failed last one included. */
@@ -100,8 +102,10 @@ class RetryLoop implements AttemptLimits {
       this.timeoutMs = this.capped ? remaining : this.attemptTimeout.milliseconds;
       try {
         const output = await runAttempt(this, this.invokeCurrent);
+        this.retried.attemptEnded?.();
         return { succeeded: true, output, attempts: attempt };
       } catch (error) {
+        this.retried.attemptEnded?.(error);
         // Resolved only once an attempt failed: most executions succeed at the first.
         const policy = resolveRetryPolicy(skill, options);
         if (attempt >= policy.maxAttempts || !isRetryable(error, policy)) {

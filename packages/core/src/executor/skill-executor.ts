@@ -1,3 +1,5 @@
+import { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
+import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { SkillboxError } from "../errors/skillbox-error.js";
@@ -109,6 +111,12 @@ export interface SkillExecutorOptions {
    * (default 24 h); `null`: for ever. A lapsed one ends `rejected` with `APPROVAL_EXPIRED`.
    */
   approvalTimeoutMs?: number | null;
+  /**
+   * What the executor reports to OpenTelemetry (spans and metrics, through `@opentelemetry/api`
+   * to whatever SDK the application installed): whether the `execute_tool` spans carry inputs and
+   * outputs (default: neither). `false`: no spans and no metrics at all.
+   */
+  telemetry?: TelemetryOptions | false;
 }
 
 /** Events of {@link SkillExecutor}. */
@@ -152,6 +160,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
   /** Triggered when close()'s grace period runs out: cancels every execution still running. */
   private readonly shutdown = new HostShutdown();
   private readonly active = new ActiveExecutions();
+  private readonly telemetry: ExecutionTelemetry;
   /** Submitted executions, the queue, approvals and events. */
   private readonly durable: DurableExecutions;
   /** `draining` while close() waits for running executions (nested calls still start), then `closed`. */
@@ -189,6 +198,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     };
     const running = new ActiveRuns<ExecutionRun>();
     const validator = new SchemaValidator();
+    this.telemetry = new ExecutionTelemetry(options.telemetry);
     this.durable = new DurableExecutions({
       store: this.store,
       registry: this.registry,
@@ -205,6 +215,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
       queue: options.queue,
       approvalTimeoutMs: options.approvalTimeoutMs,
       running,
+      telemetry: this.telemetry,
       runExecution: (request) => {
         const promise = this.run(request);
         this.active.track(promise);
@@ -230,6 +241,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         }),
       running,
       durable: this.durable,
+      telemetry: this.telemetry,
     };
     this.registerRuntime(createInlineRuntime());
     this.registerRuntime(createWorkerRuntime({ logger: this.logger, ...options.worker }));
@@ -498,10 +510,13 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     } catch (error) {
       return Promise.reject(error);
     }
+    // The caller's trace (for `ctx.call`, the parent's attempt or a span its handler made).
+    const parentContext = this.telemetry.parentContext();
     let promise: Promise<SkillExecution>;
     if (options.idempotencyKey === undefined) {
-      promise = this.run({ skill, input, options, caller, depth, inputHash: null, inheritedApproval });
+      promise = this.run({ skill, input, options, caller, depth, inputHash: null, inheritedApproval, parentContext });
     } else {
+      let ran = false;
       // What ends a wait on another execution: the caller's signals or the host's shutdown.
       const wait = linkSignals([options.signal, options.waitSignal, this.shutdown.signal]);
       promise = this.idempotency.run({
@@ -510,10 +525,18 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         key: options.idempotencyKey,
         input,
         signal: wait.signal,
-        execute: (inputHash) =>
-          this.run({ skill, input, options, caller, depth, inputHash, inheritedApproval }),
+        execute: (inputHash) => {
+          ran = true;
+          return this.run({ skill, input, options, caller, depth, inputHash, inheritedApproval, parentContext });
+        },
       });
       promise.then(wait.unlink, wait.unlink);
+      // Answered with a stored execution: nothing ran, and the replay still gets a span.
+      if (parentContext !== undefined) {
+        promise.then((execution) => {
+          if (!ran) this.telemetry.replayed(parentContext, execution, skill, options.toolCallId);
+        }, noop);
+      }
     }
     this.active.track(promise);
     return promise;
@@ -558,3 +581,5 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     }
   }
 }
+
+function noop(): void {}

@@ -1,3 +1,4 @@
+import type { HookSpans } from "../telemetry/execution-span.js";
 import picomatch from "picomatch";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { Skill } from "../types.js";
@@ -83,10 +84,15 @@ export class InterceptorChain {
    * `InterceptorPass` for the order of the hooks and which layers each phase visits). A skill no
    * interceptor applies to gets the shared empty pass: it costs nothing.
    */
-  open(skill: Skill, context: InterceptorContext, reportFinishFailure: FinishFailureReport): InterceptorPass {
+  open(
+    skill: Skill,
+    context: InterceptorContext,
+    reportFinishFailure: FinishFailureReport,
+    spans?: HookSpans,
+  ): InterceptorPass {
     const layers = this.forSkill(skill);
     if (layers.length === 0) return EMPTY_PASS;
-    return new LayeredPass({ layers, context, hookTimeoutMs: this.hookTimeoutMs, reportFinishFailure });
+    return new LayeredPass({ layers, context, hookTimeoutMs: this.hookTimeoutMs, reportFinishFailure, spans });
   }
 
   private rebuild(): void {

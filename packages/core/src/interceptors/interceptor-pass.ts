@@ -1,3 +1,4 @@
+import type { HookSpan, HookSpans } from "../telemetry/execution-span.js";
 import { performance } from "node:perf_hooks";
 import { isRecoverableCode } from "../errors/error-catalogue.js";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
@@ -111,6 +112,8 @@ export interface LayeredPassOptions {
   /** How long an asynchronous hook may take before it fails with `INTERCEPTOR_FAILED`. */
   hookTimeoutMs: number;
   reportFinishFailure: FinishFailureReport;
+  /** Where each hook that runs gets its span; absent when nothing is traced. */
+  spans?: HookSpans | undefined;
 }
 
 /** The pass through one or more interceptors (see {@link InterceptorPass} for the rules). */
@@ -119,6 +122,7 @@ export class LayeredPass implements InterceptorPass {
   private readonly context: InterceptorContext;
   private readonly hookTimeoutMs: number;
   private readonly reportFinishFailure: FinishFailureReport;
+  private readonly spans: HookSpans | undefined;
   /** How many layers the way in entered; the way out unwinds through `layers[0..entered)`. */
   private entered = 0;
 
@@ -127,6 +131,7 @@ export class LayeredPass implements InterceptorPass {
     this.context = options.context;
     this.hookTimeoutMs = options.hookTimeoutMs;
     this.reportFinishFailure = options.reportFinishFailure;
+    this.spans = options.spans;
   }
 
   before(): PassBefore | Promise<PassBefore> {
@@ -140,20 +145,25 @@ export class LayeredPass implements InterceptorPass {
       const interceptor = layers[index]!;
       this.entered = index + 1;
       if (interceptor.before === undefined) continue;
+      const span = this.spans?.hook(interceptor.name, "before");
       let returned: BeforeHookResult | Promise<BeforeHookResult>;
       try {
         returned = interceptor.before(context);
       } catch (error) {
-        throw interceptorFailure(interceptor, "before", error);
+        throw ended(span, interceptorFailure(interceptor, "before", error));
       }
       if (isPromiseLike(returned)) {
         return this.bounded(returned, interceptor, "before").then(
-          (result) => this.applyBefore(result) ?? this.enter(index + 1),
+          (result) => {
+            span?.end();
+            return this.applyBefore(result) ?? this.enter(index + 1);
+          },
           (error: unknown) => {
-            throw interceptorFailure(interceptor, "before", error);
+            throw ended(span, interceptorFailure(interceptor, "before", error));
           },
         );
       }
+      span?.end();
       const outcome = this.applyBefore(returned);
       if (outcome !== undefined) return outcome;
     }
@@ -184,24 +194,27 @@ export class LayeredPass implements InterceptorPass {
     for (let index = start; index >= 0; index--) {
       const interceptor = layers[index]!;
       if (interceptor.after === undefined) continue;
+      const span = this.spans?.hook(interceptor.name, "after");
       let returned: ReturnType<NonNullable<Interceptor["after"]>>;
       try {
         returned = interceptor.after(context, result);
       } catch (error) {
-        throw interceptorFailure(interceptor, "after", error);
+        throw ended(span, interceptorFailure(interceptor, "after", error));
       }
       if (isPromiseLike(returned)) {
         return this.bounded(returned, interceptor, "after").then(
           (replaced) => {
+            span?.end();
             if (replaced !== undefined && replaced !== null && "output" in replaced)
               result.output = replaced.output;
             return this.leave(result, index - 1);
           },
           (error: unknown) => {
-            throw interceptorFailure(interceptor, "after", error);
+            throw ended(span, interceptorFailure(interceptor, "after", error));
           },
         );
       }
+      span?.end();
       if (returned !== undefined && returned !== null && "output" in returned)
         result.output = returned.output;
     }
@@ -217,16 +230,18 @@ export class LayeredPass implements InterceptorPass {
     for (let index = this.entered - 1; index >= 0; index--) {
       const interceptor = layers[index]!;
       if (interceptor.onError === undefined) continue;
+      const span = this.spans?.hook(interceptor.name, "onError");
       try {
         const returned = interceptor.onError(context, current);
         const recovery = isPromiseLike(returned)
           ? await this.bounded(returned, interceptor, "onError")
           : returned;
+        span?.end();
         if (recoverable && recovery !== undefined && recovery !== null && "output" in recovery) {
           return { recovered: true, output: recovery.output };
         }
       } catch (thrown) {
-        current = interceptorFailure(interceptor, "onError", thrown);
+        current = ended(span, interceptorFailure(interceptor, "onError", thrown));
       }
     }
     return { recovered: false, error: current };
@@ -296,4 +311,10 @@ export class LayeredPass implements InterceptorPass {
       );
     });
   }
+}
+
+/** Ends a hook's span with the failure it ended in; returns the failure, to throw. */
+function ended(span: HookSpan | undefined, failure: SkillboxError): SkillboxError {
+  span?.end(failure);
+  return failure;
 }

@@ -1,8 +1,12 @@
 /**
  * SQL that takes a database of the newest schema back to before durable executions (schema
  * version 4): what tests of older migrations run first, so the file looks as older versions left it.
+ * Migration 6 (the trace columns) goes first, then migration 5.
  */
 export const UNDO_DURABLE_EXECUTIONS = `
+  DROP INDEX idx_skill_executions_trace;
+  ALTER TABLE skill_executions DROP COLUMN trace_id;
+  ALTER TABLE skill_executions DROP COLUMN span_id;
   DROP TABLE skill_execution_jobs;
   DROP TABLE skill_execution_cancels;
   DROP TABLE skill_execution_events;

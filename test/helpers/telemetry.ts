@@ -1,0 +1,132 @@
+import { context, metrics, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import {
+  BasicTracerProvider,
+  type IdGenerator,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { createSkillboxIdGenerator } from "@skillbox/core";
+
+/** A metric reader the test collects from when it wants (no timer). */
+class CollectingReader extends MetricReader {
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** One data point of a collected metric, flattened for assertions. */
+export interface MetricPoint {
+  name: string;
+  attributes: Record<string, unknown>;
+  /** A counter's or gauge's value; a histogram's is its `{ count, sum, … }`. */
+  value: unknown;
+}
+
+/** The OpenTelemetry SDK installed globally for one test file, recording into memory. */
+export interface RecordingTelemetry {
+  exporter: InMemorySpanExporter;
+  /** The spans ended so far. */
+  spans(): ReadableSpan[];
+  /** The ended spans named `name`. */
+  named(name: string): ReadableSpan[];
+  /** The span that is the parent of `span`, if it ended. */
+  parentOf(span: ReadableSpan): ReadableSpan | undefined;
+  /** The ended spans whose parent is `span`, in start order. */
+  childrenOf(span: ReadableSpan): ReadableSpan[];
+  /**
+   * The tree under `root` as indented names, one span a line, children in start order:
+   * `"execute_tool echo\n  attempt 1"`. Handy in `expect(...).toBe(...)`.
+   */
+  tree(root: ReadableSpan): string;
+  /** Collects every metric point now. */
+  collect(): Promise<MetricPoint[]>;
+  /** Forgets the spans recorded so far. */
+  reset(): void;
+  /** Removes the globals again and shuts the providers down. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link installRecordingTelemetry}. */
+export interface RecordingTelemetryOptions {
+  /**
+   * The ids of new spans; default: core's `createSkillboxIdGenerator()` (random, and spans relayed
+   * from worker threads and sandboxes keep their ids), as `skillbox serve` sets it up.
+   */
+  idGenerator?: IdGenerator;
+}
+
+/**
+ * Installs the real OpenTelemetry SDK as the global tracer and meter provider, with an
+ * in-memory span exporter behind a simple span processor, AsyncLocalStorage context and the W3C
+ * trace-context propagator — what an application's SDK set-up does, minus the network.
+ */
+export function installRecordingTelemetry(options: RecordingTelemetryOptions = {}): RecordingTelemetry {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    idGenerator: options.idGenerator ?? createSkillboxIdGenerator(),
+  });
+  const reader = new CollectingReader();
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  trace.setGlobalTracerProvider(tracerProvider);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  metrics.setGlobalMeterProvider(meterProvider);
+
+  const spans = () => exporter.getFinishedSpans();
+  const parentIdOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+  const childrenOf = (parent: ReadableSpan) =>
+    spans()
+      .filter((span) => parentIdOf(span) === parent.spanContext().spanId)
+      .sort((a, b) => compareTimes(a.startTime, b.startTime));
+  const render = (span: ReadableSpan, depth: number): string[] => [
+    `${"  ".repeat(depth)}${span.name}`,
+    ...childrenOf(span).flatMap((child) => render(child, depth + 1)),
+  ];
+  return {
+    exporter,
+    spans,
+    named: (name) => spans().filter((span) => span.name === name),
+    parentOf: (span) => spans().find((candidate) => candidate.spanContext().spanId === parentIdOf(span)),
+    childrenOf,
+    tree: (root) => render(root, 0).join("\n"),
+    async collect() {
+      const { resourceMetrics } = await reader.collect();
+      return flatten(resourceMetrics);
+    },
+    reset: () => exporter.reset(),
+    async close() {
+      trace.disable();
+      metrics.disable();
+      propagation.disable();
+      context.disable();
+      contextManager.disable();
+      await tracerProvider.shutdown();
+      await meterProvider.shutdown();
+    },
+  };
+}
+
+function compareTimes(a: [number, number], b: [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
+}
+
+function flatten(resourceMetrics: ResourceMetrics): MetricPoint[] {
+  return resourceMetrics.scopeMetrics.flatMap((scope) =>
+    scope.metrics.flatMap((metric) =>
+      metric.dataPoints.map((point) => ({
+        name: metric.descriptor.name,
+        attributes: { ...point.attributes },
+        value: point.value,
+      })),
+    ),
+  );
+}
