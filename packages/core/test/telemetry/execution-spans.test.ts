@@ -212,6 +212,11 @@ describe("execute_tool spans", () => {
       expect(span.parentSpanContext?.spanId).toBe(submitter.spanContext().spanId);
       expect(execution.traceId).toBe(submitter.spanContext().traceId);
     }
+    // The one that waited in the queue is measured; the one that started at once is not.
+    const waits = (await telemetry.collect()).filter(
+      (point) => point.name === "skillbox.execution.queue_wait" && point.attributes["gen_ai.tool.name"] === "slow",
+    );
+    expect((waits[0]?.value as { count: number } | undefined)?.count).toBe(1);
   });
 });
 
