@@ -14,7 +14,10 @@ export default defineConfig({
   // for bundlers, and dependencies run in Node as they are, so they resolve as Node resolves them.
   ssr: {
     resolve: {
-      conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== "module")],
+      conditions: [
+        SOURCE_CONDITION,
+        ...defaultServerConditions.filter((condition) => condition !== "module"),
+      ],
     },
   },
   test: {

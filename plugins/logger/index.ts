@@ -41,6 +41,13 @@ export interface ExecutionLogLine {
   durationMs: number;
   /** Handler attempts (0 when the handler never ran: invalid input, denial). */
   attempts: number;
+  /**
+   * The trace the execution's span belongs to (32 hex digits), so a log backend links the line to
+   * the trace; only when an OpenTelemetry SDK recorded the execution.
+   */
+  trace_id?: string;
+  /** The execution's own span (16 hex digits); with `trace_id`. */
+  span_id?: string;
 }
 
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -80,6 +87,7 @@ function roundMilliseconds(milliseconds: number): number {
  * Creates the logger interceptor: one structured JSON line per execution, written from `onFinish`
  * once the final state is known — after retries, every other interceptor and the output check —
  * so the line always tells what `execute()` returned (recoveries and late failures included).
+ * When an OpenTelemetry SDK traced the execution, the line carries its `trace_id` and `span_id`.
  *
  * Logging never fails an execution: serialisation and write errors are swallowed.
  */
@@ -110,6 +118,11 @@ export function createLoggerInterceptor(options: LoggerOptions = {}): Intercepto
           code: execution.error?.code ?? null,
           durationMs: roundMilliseconds(execution.duration ?? 0),
           attempts: execution.attempts,
+          // The record's ids rather than the active span's: the line is written after the
+          // execution's span ended, and the plugin stays free of an OpenTelemetry dependency.
+          ...(execution.traceId === null || execution.spanId === null
+            ? {}
+            : { trace_id: execution.traceId, span_id: execution.spanId }),
         };
         if (output !== undefined) {
           output(JSON.stringify(line));

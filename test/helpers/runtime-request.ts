@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { context as otelContext, propagation } from "@opentelemetry/api";
 import type { ExecutionApproval, ProgressReport, RuntimeRequest, Skill, SkillContext } from "@skillbox/core";
 
 // What the executor hands a runtime for one attempt, built without an executor: for tests of the
@@ -74,6 +75,12 @@ export function handBuiltRequest(
       reports.push(report);
     },
     approval: options.approval ?? null,
+    // As the executor's: the headers of the span active at the call.
+    traceHeaders() {
+      const carrier: Record<string, string> = {};
+      propagation.inject(otelContext.active(), carrier);
+      return carrier;
+    },
   } as SkillContext;
   const request: RuntimeRequest = {
     skill,

@@ -9,7 +9,9 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
+import type { SkillExecution } from "@skillbox/core";
 import { createSkillboxIdGenerator } from "@skillbox/core";
+import { expect } from "vitest";
 
 /** A metric reader the test collects from when it wants (no timer). */
 class CollectingReader extends MetricReader {
@@ -129,4 +131,34 @@ function flatten(resourceMetrics: ResourceMetrics): MetricPoint[] {
       })),
     ),
   );
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/**
+ * Expects `traceparent` (a header a server received) to continue `execution`'s trace: its trace id
+ * is the record's `traceId`, and the span it names as parent is the execution's span or one below
+ * it. Returns the names from that span up to the execution's span (`["attempt 1", "execute_tool
+ * http-request"]`), for the caller to check where in the tree the request was sent from.
+ */
+export function expectTraceparentOf(
+  telemetry: RecordingTelemetry,
+  execution: Pick<SkillExecution, "traceId" | "spanId">,
+  traceparent: string | string[] | undefined,
+): string[] {
+  expect(typeof traceparent, "a single traceparent header").toBe("string");
+  const match = TRACEPARENT.exec(traceparent as string);
+  expect(match, `traceparent ${String(traceparent)} is W3C trace context`).not.toBeNull();
+  const [, traceId, parentSpanId] = match as RegExpExecArray;
+  expect(execution.traceId).not.toBeNull();
+  expect(traceId).toBe(execution.traceId);
+  let span = telemetry.spans().find((candidate) => candidate.spanContext().spanId === parentSpanId);
+  expect(span, `the span ${parentSpanId} the traceparent names was recorded`).toBeDefined();
+  const names: string[] = [];
+  while (span !== undefined) {
+    names.push(span.name);
+    if (span.spanContext().spanId === execution.spanId) return names;
+    span = telemetry.parentOf(span);
+  }
+  throw new Error(`the traceparent's span is not under the execution's span: ${names.join(" < ")}`);
 }

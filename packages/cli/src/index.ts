@@ -5,5 +5,6 @@ export {
   type SkillboxConfig,
   type SkillboxSandboxConfig,
   type SkillboxServerConfig,
+  type SkillboxTelemetryConfig,
 } from "./config/define-config.js";
 export { main } from "./main.js";

@@ -72,6 +72,8 @@ const CLEARED_VARIABLES = [
 function environment(databasePath: string, extra: CliRunOptions["env"] = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", SKILLBOX_DB: databasePath };
   for (const name of CLEARED_VARIABLES) if (name !== "SKILLBOX_DB") delete env[name];
+  // A developer's shell may export to a collector: the CLI under test starts no SDK unless asked.
+  for (const name of Object.keys(env)) if (name.startsWith("OTEL_")) delete env[name];
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
     else env[name] = value;

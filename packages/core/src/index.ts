@@ -122,6 +122,11 @@ export {
   type SkillRegistration,
 } from "./schemas.js";
 export {
+  createSkillboxIdGenerator,
+  type SkillboxIdGenerator,
+} from "./telemetry/skillbox-id-generator.js";
+export type { TelemetryOptions } from "./telemetry/telemetry-options.js";
+export {
   createToolNameMap,
   TOOL_NAME_PATTERN,
   type ToolNameMap,

@@ -21,3 +21,29 @@ export {
   skillCodeSchema,
   skillExampleSchema,
 } from "./schemas.js";
+export { AsyncContextManager } from "./telemetry/async-context-manager.js";
+export { installSpanRelay, startRelayedTask } from "./telemetry/install-span-relay.js";
+export { installedTracerProvider } from "./telemetry/installed-tracer-provider.js";
+export {
+  callContextAtBoundary,
+  endRelayBoundary,
+  isTracing,
+  type RelayBoundary,
+  replayAtBoundary,
+  startRelayBoundary,
+} from "./telemetry/relay-boundary.js";
+export { RelayTracerProvider, SPAN_RELAY_KEY } from "./telemetry/relay-tracer-provider.js";
+export { replayRelayedSpans } from "./telemetry/replay-relayed-spans.js";
+export { withIdHint } from "./telemetry/skillbox-id-generator.js";
+export {
+  DEFAULT_SPAN_RELAY_LIMITS,
+  type RelayedSpan,
+  type RelayedSpans,
+  SpanRelay,
+  type SpanRelayLimits,
+} from "./telemetry/span-relay.js";
+export {
+  formatTraceparent,
+  parseTraceparent,
+  TraceContextPropagator,
+} from "./telemetry/trace-context-propagator.js";

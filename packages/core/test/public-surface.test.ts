@@ -38,6 +38,7 @@ const PUBLIC_EXPORTS = [
   "createConsoleLogger",
   "createGuardedLookup",
   "createSkillHost",
+  "createSkillboxIdGenerator",
   "createToolNameMap",
   "defineErrorCodes",
   "defineInterceptor",

@@ -7,6 +7,8 @@ import type { SkillHandler } from "../dist/types.js";
 
 export { serializeError } from "../dist/errors/serialize-error.js";
 export { SkillboxError } from "../dist/errors/skillbox-error.js";
+export { startRelayedTask } from "../dist/telemetry/install-span-relay.js";
+export { traceHeaders } from "../dist/telemetry/trace-headers.js";
 
 /** What {@link readHandlerExport} found: the handler (and the `defineSkill` value), or why not. */
 export type HandlerExport =
@@ -28,7 +30,8 @@ export function packagePathOf(path: string): string;
 
 /**
  * The host's `@skillbox/core` entry files, by the specifiers handlers import them with; `light`
- * maps both to the light entry (`@skillbox/core/handler`).
+ * maps both to the light entry (`@skillbox/core/handler`) and adds `@opentelemetry/api` (the
+ * sandbox's copy, whose globals its runner registers).
  */
 export function hostCoreAliases(options?: { light?: boolean }): Record<string, string>;
 

@@ -11,6 +11,8 @@ import { serializeError } from "../dist/errors/serialize-error.js";
 import { SkillboxError } from "../dist/errors/skillbox-error.js";
 import { HoistedImportGuard } from "./hoisted-import-guard.mjs";
 
+export { startRelayedTask } from "../dist/telemetry/install-span-relay.js";
+export { traceHeaders } from "../dist/telemetry/trace-headers.js";
 export { ProgressThrottle } from "./progress-throttle.mjs";
 export { HoistedImportGuard, SkillboxError, serializeError };
 
@@ -38,7 +40,9 @@ function snapshotRootOf(path) {
  * provides its client, so a skill package only declares them as peer dependencies (and may have
  * no `node_modules` at all). Resolved from this file, so the host's copy is found in npm's and
  * pnpm's layouts alike. `light` maps both to the light entry (a sandbox has neither SQLite nor
- * the other dependencies of the full entry).
+ * the other dependencies of the full entry), and gives handlers the sandbox's own
+ * `@opentelemetry/api` (mounted beside core): the copy whose globals the runner registered, so
+ * a handler's spans reach the host without the skill installing the API.
  */
 export function hostCoreAliases({ light = false } = {}) {
   const key = light ? "light" : "full";
@@ -50,6 +54,7 @@ export function hostCoreAliases({ light = false } = {}) {
       "@skillbox/core/handler": handlerEntry,
       "@skillbox/core": light ? handlerEntry : fileURLToPath(import.meta.resolve("@skillbox/core")),
     };
+    if (light) aliases["@opentelemetry/api"] = fileURLToPath(import.meta.resolve("@opentelemetry/api"));
     resolvedAliases.set(key, aliases);
   }
   return aliases;

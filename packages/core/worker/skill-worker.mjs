@@ -7,6 +7,8 @@ import Module from "node:module";
 import { BroadcastChannel, threadId } from "node:worker_threads";
 import { reviveError } from "../dist/errors/revive-error.js";
 import { SkillboxError } from "../dist/errors/skillbox-error.js";
+import { startRelayedTask } from "../dist/telemetry/install-span-relay.js";
+import { traceHeaders } from "../dist/telemetry/trace-headers.js";
 import { createLogger, importHandler, serializeError } from "./handler-module.mjs";
 import { ProgressThrottle } from "./progress-throttle.mjs";
 
@@ -106,8 +108,11 @@ function handlerOf(modulePath, codeHash) {
   });
 }
 
-/** A `ctx.call` that asks the main thread to run the nested execution. */
-function createCall(port) {
+/**
+ * A `ctx.call` that asks the main thread to run the nested execution; a traced task's call says
+ * which of this thread's spans it was made in, so the nested execution is that span's child.
+ */
+function createCall(port, traced) {
   if (port === undefined) {
     return () =>
       Promise.reject(
@@ -129,7 +134,12 @@ function createCall(port) {
     new Promise((resolve, reject) => {
       const id = next++;
       pending.set(id, { resolve, reject });
-      port.postMessage({ id, reference, input });
+      if (!traced) {
+        port.postMessage({ id, reference, input });
+        return;
+      }
+      const { traceparent, tracestate } = traceHeaders();
+      port.postMessage({ id, reference, input, traceparent, tracestate });
     });
 }
 
@@ -165,6 +175,10 @@ class RunningTask {
     this.#resolve = resolve;
     this.executionId = task.executionId;
     this.skill = skill;
+    // Only a traced task (its `traceparent` names the host's `worker dispatch` span) pays for
+    // the relay: its spans are collected and go back with the result.
+    this.relayed =
+      task.traceparent === undefined ? undefined : startRelayedTask(task.traceparent, task.tracestate);
   }
 
   /** `name@version` of the skill, as log lines and errors name it. */
@@ -194,13 +208,14 @@ class RunningTask {
       this.#progress.close();
       result = { ...result, progressSent: this.#progress.sent };
     }
+    if (this.relayed !== undefined) result = { ...result, spans: this.relayed.relay.take(), threadId };
     this.#resolve(retiring ? { ...result, ...retirement() } : result);
   }
 }
 
 /**
- * One task: `{ code, introduce?, input, executionId, attempt, apiKeyId, sessionId, approval?, port? }`
- * (the host's `WorkerTask`) → `{ ok, output | error, progressSent? }`, plus `{ retire, threadId, strays }` once this
+ * One task: `{ code, introduce?, input, executionId, attempt, apiKeyId, sessionId, approval?, traceparent?, tracestate?, port? }`
+ * (the host's `WorkerTask`) → `{ ok, output | error, progressSent?, spans?, threadId? }` (spans when traced), plus `{ retire, threadId, strays }` once this
  * thread must be replaced. A retiring thread refuses new tasks (`{ refused: true }`) without
  * running them, so the host can run them elsewhere; a task naming a skill version this thread was
  * not told about is answered `{ unknownCode: true }`, and comes again with `introduce`. A handler
@@ -221,7 +236,8 @@ export default function runSkillTask(task) {
   return new Promise((resolve) => {
     const record = new RunningTask(task, code.skill, resolve);
     running = record;
-    taskScope.run(record, () => {
+    taskScope.run(record, () => (record.relayed === undefined ? start() : record.relayed.run(start)));
+    function start() {
       let result;
       try {
         result = runHandler(task, code, record);
@@ -236,7 +252,7 @@ export default function runSkillTask(task) {
       } else {
         record.finish(result);
       }
-    });
+    }
   });
 }
 
@@ -289,6 +305,11 @@ class WorkerContext {
     this.#record = record;
   }
 
+  /** The W3C headers of the span active now (the host's `worker dispatch` or the handler's own); `{}` untraced. */
+  traceHeaders() {
+    return this.#record.relayed === undefined ? {} : traceHeaders();
+  }
+
   /** Reports how far the work is; never throws (the host drops a malformed report with a log line). */
   progress(report) {
     this.#record.progress(report);
@@ -309,7 +330,7 @@ class WorkerContext {
   }
 
   call(reference, input) {
-    this.#call ??= createCall(this.#port);
+    this.#call ??= createCall(this.#port, this.#record.relayed !== undefined);
     return this.#call(reference, input);
   }
 }

@@ -6,6 +6,7 @@ import {
   type SkillRegistry,
 } from "@skillbox/core";
 import { executionToolResult, failedToolResult } from "./execution-tool-result.js";
+import { isSynthesisedToolCallId } from "./is-synthesised-tool-call-id.js";
 import { skillInputFromArguments } from "./parameters-schema.js";
 import type { ToolApprovalRequest } from "./tool-approval.js";
 import type { ToolCall } from "./tool-call.js";
@@ -76,6 +77,8 @@ async function executeOne(
   try {
     const execution = await options.executor.execute(resolved, input, {
       apiKeyId: owner,
+      // The model's id for the call: the execution span's `gen_ai.tool.call.id`. Gemini gives none.
+      ...(isSynthesisedToolCallId(call) ? {} : { toolCallId: call.id }),
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });

@@ -1,4 +1,5 @@
 import type { ToolResult } from "./execute-tool-calls.js";
+import { isSynthesisedToolCallId } from "./is-synthesised-tool-call-id.js";
 import { assertToolFormat, type ToolFormat } from "./tool-format.js";
 
 /** What the model reads: the output on success, `{ error: { code, message, data? } }` (no stack) on failure. */
@@ -64,19 +65,10 @@ export function toToolResults(results: ToolResult[], format: ToolFormat): unknow
               name: result.call.name,
               response: result.ok ? { output: result.output ?? null } : { error: result.error },
               // Synthesised ids (`${name}-${index}`) were never Gemini's, so they are not sent back.
-              ...(isSynthesisedGeminiId(result) ? {} : { id: result.call.id }),
+              ...(isSynthesisedToolCallId(result.call) ? {} : { id: result.call.id }),
             },
           })),
         },
       ];
   }
-}
-
-/** True for the `${name}-${index}` ids `extractToolCalls` makes up for Gemini calls that had none. */
-function isSynthesisedGeminiId(result: ToolResult): boolean {
-  const prefix = `${result.call.name}-`;
-  return (
-    result.call.id === "" ||
-    (result.call.id.startsWith(prefix) && /^\d+$/.test(result.call.id.slice(prefix.length)))
-  );
 }

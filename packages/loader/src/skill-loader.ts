@@ -10,6 +10,8 @@ import {
   skillRegistry,
 } from "@skillbox/core";
 import { discoverNpmPackages, listPackageFolders } from "./discovery/discover-package-roots.js";
+import { declaredInterceptorOf } from "./interceptors/declared-interceptor.js";
+import { loaderMetrics, type PackageKind } from "./loader-metrics.js";
 import type {
   FailedPackage,
   LoadedPackage,
@@ -35,7 +37,7 @@ import {
   type RegisteredSkillState,
 } from "./package-state.js";
 import { PackagePreparer } from "./reconcile/package-preparer.js";
-import { PlanApplier } from "./reconcile/plan-applier.js";
+import { type AppliedPlan, PlanApplier } from "./reconcile/plan-applier.js";
 import { planReconcile, type RegisteredRow } from "./reconcile/plan-reconcile.js";
 import { serveOrigins } from "./served-origins.js";
 import { SkippedPathWarnings } from "./skipped-path-warnings.js";
@@ -94,6 +96,8 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   private readonly applier: PlanApplier;
   /** The warnings of the full load in progress. */
   private loadWarnings: LoadWarning[] | undefined;
+  /** Whether a sync's plan is being applied: what it announces is a hot reload (`skillbox.reloads`). */
+  private applyingSync = false;
   private readonly removeResolver: () => void;
 
   constructor(options: SkillLoaderOptions = {}) {
@@ -119,6 +123,7 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
       packages: this.packages,
       refused: this.refused,
       announce: (event, entry) => {
+        if (this.applyingSync) loaderMetrics.reload(event, entry.kind);
         if (event === "removed") this.emit("removed", entry);
         else if (event === "loaded") this.emit("loaded", entry);
         else this.emit("reloaded", entry);
@@ -189,17 +194,25 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
   async syncPackage(root: string): Promise<void> {
     const roots = this.paths.foldersToSync(root, this.packages.keys());
     const prepared = await this.preparer.prepareAll(roots, true);
-    const outcome = this.applier.apply(
-      planReconcile({
-        mode: "sync",
-        prepared,
-        known: this.packages,
-        refused: this.refused,
-        goneManifests: this.goneManifestsFor(prepared),
-        rows: [],
-      }),
-      (failed) => this.emitError(failed),
-    );
+    const plan = planReconcile({
+      mode: "sync",
+      prepared,
+      known: this.packages,
+      refused: this.refused,
+      goneManifests: this.goneManifestsFor(prepared),
+      rows: [],
+    });
+    // Applying is synchronous: everything announced until the flag drops is this sync's.
+    this.applyingSync = true;
+    let outcome: AppliedPlan;
+    try {
+      outcome = this.applier.apply(plan, (failed) => {
+        loaderMetrics.reload("failed", this.kindOf(failed.root));
+        this.emitError(failed);
+      });
+    } finally {
+      this.applyingSync = false;
+    }
     for (const promoted of outcome.promote) await this.syncPackage(promoted);
   }
 
@@ -357,7 +370,18 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     return this.foreignHandlers.handlerOf(modulePath, codeHash, root);
   }
 
+  /**
+   * Whether the package in `root` is a skill or an interceptor plugin: as known, else as its
+   * folder declares itself (read only for a package that failed before it was ever known).
+   */
+  private kindOf(root: string): PackageKind {
+    return (
+      this.packages.get(root)?.kind ?? (declaredInterceptorOf(root) === undefined ? "skill" : "interceptor")
+    );
+  }
+
   private emitError(failed: FailedPackage): void {
+    loaderMetrics.loadError(this.kindOf(failed.root), failed.code);
     // An `error` event without a listener would throw: a loader never takes its host down.
     if (this.listenerCount("error") > 0) this.emit("error", failed);
   }

@@ -6,6 +6,9 @@
 // Everything the handler prints goes to stderr, where JSON lines are the handler's log entries
 // and lines starting `\u001eskillbox:progress ` are its ctx.progress() reports (the host takes
 // them out of stderr as they come; `progressReports` says how many came before the result).
+// A traced job carries `trace: { traceparent, tracestate? }` (the host's `sandbox run` span): the
+// handler runs under it with the span relay installed, and the spans it ended come back in the
+// result line as `spans: { spans, dropped }` (bounded by the relay), for the host to replay.
 import {
   createLogger,
   importHandler,
@@ -13,6 +16,8 @@ import {
   packagePathOf,
   SkillboxError,
   serializeError,
+  startRelayedTask,
+  traceHeaders,
 } from "@skillbox/core/handler-module";
 
 const writeResult = process.stdout.write.bind(process.stdout);
@@ -24,6 +29,11 @@ const progress = new ProgressThrottle((report) => {
 });
 // The handler's console.log and stray writes must not corrupt the result line.
 process.stdout.write = process.stderr.write.bind(process.stderr);
+
+/** The job's trace context and span relay, when the host traced it. */
+let relayed;
+/** The longest result line the host reads (its output limit). */
+let maxLineBytes = 1024 * 1024;
 
 function finish(envelope) {
   progress.close();
@@ -38,7 +48,21 @@ function finish(envelope) {
       progressReports: envelope.progressReports,
     });
   }
+  if (relayed !== undefined) line = withSpans(line, relayed.relay.take());
   writeResult(`${line}\n`, () => process.exit(0));
+}
+
+/**
+ * The result line with the job's spans in it. The host reads the line up to the sandbox's output
+ * limit (`maxLineBytes`, sent with the job): spans that would push a line past it are left out
+ * (counted as dropped), so tracing never fails an execution that fits without it.
+ */
+function withSpans(line, relayedSpans) {
+  let spans = JSON.stringify(relayedSpans);
+  if (Buffer.byteLength(line) + Buffer.byteLength(spans) + 16 > maxLineBytes) {
+    spans = JSON.stringify({ spans: [], dropped: relayedSpans.dropped + relayedSpans.spans.length });
+  }
+  return `${line.slice(0, -1)},"spans":${spans}}`;
 }
 
 async function readStdin() {
@@ -74,6 +98,10 @@ const loading = importHandler(modulePath, {
 const loaded = await loading;
 writeResult('{"ready":true}\n');
 const job = JSON.parse(await readStdin());
+if (typeof job.trace?.traceparent === "string") {
+  relayed = startRelayedTask(job.trace.traceparent, job.trace.tracestate ?? undefined);
+  if (typeof job.trace.maxLineBytes === "number") maxLineBytes = job.trace.maxLineBytes;
+}
 if (loaded.error !== undefined) {
   finish({ ok: false, error: serializeError(loaded.error) });
 } else {
@@ -91,6 +119,9 @@ if (loaded.error !== undefined) {
     progress(report) {
       progress.report(report);
     },
+    traceHeaders() {
+      return relayed === undefined ? {} : traceHeaders();
+    },
     call() {
       return Promise.reject(
         new SkillboxError(
@@ -101,8 +132,9 @@ if (loaded.error !== undefined) {
       );
     },
   };
+  const run = () => loaded.handler(job.input, ctx);
   try {
-    finish({ ok: true, output: await loaded.handler(job.input, ctx) });
+    finish({ ok: true, output: await (relayed === undefined ? run() : relayed.run(run)) });
   } catch (error) {
     finish({ ok: false, error: serializeError(error) });
   }

@@ -1,4 +1,6 @@
+import { context as otelContext, propagation, trace } from "@opentelemetry/api";
 import { type Skill, SkillboxError, type SkillContext, type SkillRuntime } from "@skillbox/core";
+import { endRelayBoundary, isTracing, startRelayBoundary } from "@skillbox/core/internal";
 import { sandboxRunner } from "./default-sandbox-runner.js";
 import { planHandlerSandbox } from "./handler-sandbox-plan.js";
 import { type JobPlan, label, runSandboxJob, untilReady } from "./sandbox-job.js";
@@ -28,6 +30,16 @@ export interface ContainerRuntime extends SkillRuntime {
    * `SandboxRunner.removeOrphans`); hosts call it on start. Resolves with the ids removed.
    */
   removeOrphans(): Promise<string[]>;
+}
+
+/** The W3C headers of the active span as environment variables (`TRACEPARENT`, `TRACESTATE`). */
+function commandTraceEnv(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  propagation.inject(otelContext.active(), headers);
+  const env: Record<string, string> = {};
+  if (headers.traceparent !== undefined) env.TRACEPARENT = headers.traceparent;
+  if (headers.tracestate !== undefined) env.TRACESTATE = headers.tracestate;
+  return env;
 }
 
 /** The default image of handler skills: the one `scripts/build-test-image.sh` builds. */
@@ -110,25 +122,81 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
         return plan.mode === "handler" ? untilReady(sandbox, WARM_START_TIMEOUT_MS) : sandbox;
       },
       (error) => options.onWarmPoolError?.(error, skill),
+      skill,
     );
     pools.set(skill.id, { key, pool });
     return pool;
   }
 
-  /** Starts a sandbox for `plan` and tracks it until it ended, so `close()` can stop it. */
-  async function startSandbox(plan: JobPlan): Promise<StartedSandbox> {
-    const sandbox = await runner.start(plan.image, plan.command, plan.env, plan.config);
+  /**
+   * Starts a sandbox for `plan` and tracks it until it ended, so `close()` can stop it. `env` adds
+   * to the plan's (a traced command's `TRACEPARENT`).
+   */
+  async function startSandbox(plan: JobPlan, env?: Record<string, string>): Promise<StartedSandbox> {
+    const sandbox = await runner.start(
+      plan.image,
+      plan.command,
+      env === undefined ? plan.env : { ...plan.env, ...env },
+      plan.config,
+    );
     live.add(sandbox);
     const forget = () => live.delete(sandbox);
     sandbox.result.then(forget, forget);
     return sandbox;
   }
 
+  /**
+   * A traced attempt: a `sandbox start` span (provider, image, warm or cold) and a `sandbox run`
+   * span, under which the handler's spans are replayed; a command started cold gets the
+   * attempt's `TRACEPARENT`/`TRACESTATE` in its environment (the OpenTelemetry env carrier).
+   */
+  async function executeTraced(
+    skill: Skill,
+    plan: JobPlan,
+    warm: StartedSandbox | undefined,
+    input: unknown,
+    context: SkillContext,
+  ): Promise<unknown> {
+    const tracer = trace.getTracer("@skillbox/sandbox");
+    const provider = await runner.getProvider();
+    const attributes = {
+      "skillbox.runtime": "container",
+      "gen_ai.tool.name": skill.name,
+      "skillbox.sandbox.provider": provider.name,
+      "skillbox.sandbox.image": plan.image,
+      "skillbox.sandbox.mode": plan.mode,
+    };
+    const start = tracer.startSpan("sandbox start", {
+      attributes: { ...attributes, "skillbox.sandbox.warm": warm !== undefined },
+    });
+    let sandbox = warm;
+    try {
+      sandbox ??= await startSandbox(plan, plan.mode === "command" ? commandTraceEnv() : undefined);
+      endRelayBoundary({ span: start });
+    } catch (error) {
+      endRelayBoundary({ span: start }, error);
+      throw error;
+    }
+    const boundary = startRelayBoundary(tracer, "sandbox run", attributes);
+    try {
+      const output = await runSandboxJob(skill, plan, sandbox, input, context, boundary);
+      if (boundary !== undefined) endRelayBoundary(boundary);
+      return output;
+    } catch (error) {
+      if (boundary !== undefined) endRelayBoundary(boundary, error);
+      throw error;
+    }
+  }
+
   async function execute(skill: Skill, input: unknown, context: SkillContext): Promise<unknown> {
     const plan = await planFor(skill);
     const pool = await poolFor(skill);
     try {
-      return await runSandboxJob(skill, plan, pool?.take() ?? (await startSandbox(plan)), input, context);
+      const warm = pool?.take();
+      if (isTracing()) {
+        return await executeTraced(skill, plan, warm, input, context);
+      }
+      return await runSandboxJob(skill, plan, warm ?? (await startSandbox(plan)), input, context);
     } finally {
       // Refilled after the job is answered and the execution has been recorded and returned:
       // starting a sandbox forks the engine's client, which blocks this thread for milliseconds,

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,15 +27,35 @@ const HOST_ROOT_LAYOUT: SandboxLayout = {
 };
 
 function packageFolder(specifier: string, from: string): string {
-  return realpathSync(dirname(createRequire(from).resolve(`${specifier}/package.json`)));
+  const require = createRequire(from);
+  try {
+    return realpathSync(dirname(require.resolve(`${specifier}/package.json`)));
+  } catch {
+    // A package whose exports hide its package.json (`@opentelemetry/api`): the folder above its
+    // entry that holds its manifest.
+    for (
+      let folder = dirname(require.resolve(specifier));
+      dirname(folder) !== folder;
+      folder = dirname(folder)
+    ) {
+      const manifest = join(folder, "package.json");
+      if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === specifier) {
+        return realpathSync(folder);
+      }
+    }
+    throw new Error(`${specifier} is installed without a package.json above its entry`);
+  }
 }
 
-let runnerSources: { runner: string; core: string; jiti: string; zod: string; ipaddr: string } | undefined;
+let runnerSources:
+  | { runner: string; core: string; jiti: string; zod: string; ipaddr: string; openTelemetry: string }
+  | undefined;
 
 /**
  * The host folders the runner needs inside an image: itself, the light entry of
- * `@skillbox/core` and its three dependencies (jiti to load TypeScript, zod for `defineSkill`,
- * ipaddr.js for the address checks it exports). Nothing else of the host is visible. They sit
+ * `@skillbox/core` and its four dependencies (jiti to load TypeScript, zod for `defineSkill`,
+ * ipaddr.js for the address checks it exports, `@opentelemetry/api` for the span relay, which
+ * handlers get too). Nothing else of the host is visible. They sit
  * under the runner's folder, not the skill's: a handler gets `@skillbox/core` through the
  * runner's alias (the host provides it), and resolves anything else — zod included — from its
  * own folder's `node_modules` only.
@@ -50,6 +70,7 @@ function runnerMounts(home: string): SandboxMount[] {
       jiti: packageFolder("jiti", coreManifest),
       zod: packageFolder("zod", coreManifest),
       ipaddr: packageFolder("ipaddr.js", coreManifest),
+      openTelemetry: packageFolder("@opentelemetry/api", coreManifest),
     };
   }
   return [
@@ -58,6 +79,7 @@ function runnerMounts(home: string): SandboxMount[] {
     { source: runnerSources.jiti, target: `${home}/node_modules/jiti` },
     { source: runnerSources.zod, target: `${home}/node_modules/zod` },
     { source: runnerSources.ipaddr, target: `${home}/node_modules/ipaddr.js` },
+    { source: runnerSources.openTelemetry, target: `${home}/node_modules/@opentelemetry/api` },
   ];
 }
 

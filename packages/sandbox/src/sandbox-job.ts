@@ -1,3 +1,4 @@
+import { trace } from "@opentelemetry/api";
 import {
   type ProgressReport,
   type Skill,
@@ -6,7 +7,13 @@ import {
   type SkillLogger,
 } from "@skillbox/core";
 import { ProgressThrottle } from "@skillbox/core/handler-module";
-import { reviveError, type SerializedError } from "@skillbox/core/internal";
+import {
+  type RelayBoundary,
+  type RelayedSpans,
+  replayAtBoundary,
+  reviveError,
+  type SerializedError,
+} from "@skillbox/core/internal";
 import { missingImageError } from "./missing-image-error.js";
 import type { SandboxConfig, SandboxResult } from "./sandbox-types.js";
 import type { StartedSandbox } from "./started-sandbox.js";
@@ -27,8 +34,12 @@ interface ResultLine {
   error?: SerializedError;
   /** How many progress lines the runner printed on stderr before this line (absent: none). */
   progressReports?: number;
+  /** The spans the handler ended, when the job was traced (bounded by the runner's relay). */
+  spans?: RelayedSpans;
 }
 
+/** The sandbox's output limit when its config sets none (resolve-sandbox-config.ts's default). */
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** How much of stderr an error message quotes. */
 const STDERR_TAIL_BYTES = 2_000;
 /** podman and docker exit with 125 when the engine itself fails (no such image, bad flag). */
@@ -151,11 +162,30 @@ async function resultLine(sandbox: StartedSandbox): Promise<ResultLine | undefin
   return line === undefined ? undefined : (JSON.parse(line) as ResultLine);
 }
 
-/** The job's stdin: the input for a command, the input and context for the handler runner. */
-function jobInput(skill: Skill, plan: JobPlan, input: unknown, context: SkillContext): string {
+/**
+ * The job's stdin: the input for a command, the input and context for the handler runner (and,
+ * when traced, the `sandbox run` span the handler runs under).
+ */
+function jobInput(
+  skill: Skill,
+  plan: JobPlan,
+  input: unknown,
+  context: SkillContext,
+  boundary: RelayBoundary | undefined,
+): string {
   if (plan.mode === "command") return JSON.stringify(input ?? null);
   return JSON.stringify({
     input,
+    ...(boundary === undefined
+      ? {}
+      : {
+          trace: {
+            traceparent: boundary.traceparent,
+            tracestate: boundary.tracestate,
+            // The runner leaves spans out of a result line that would not fit then.
+            maxLineBytes: plan.config.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+          },
+        }),
     context: {
       executionId: context.executionId,
       attempt: context.attempt,
@@ -200,7 +230,8 @@ function forwardProgress(sandbox: StartedSandbox, context: SkillContext): Progre
 /**
  * Gives one execution's job to a started sandbox and turns what comes back into the output or
  * the error. A handler sandbox answers with a line, so the execution ends before the engine has
- * torn the sandbox down; a command's answer is its stdout once it exited.
+ * torn the sandbox down; a command's answer is its stdout once it exited. With a `boundary` (the
+ * `sandbox run` span), the handler runs under it and the spans it ended are replayed there.
  */
 export async function runSandboxJob(
   skill: Skill,
@@ -208,11 +239,12 @@ export async function runSandboxJob(
   sandbox: StartedSandbox,
   input: unknown,
   context: SkillContext,
+  boundary?: RelayBoundary,
 ): Promise<unknown> {
   const line = plan.mode === "handler" ? resultLine(sandbox) : undefined;
   const progress = forwardProgress(sandbox, context);
   try {
-    sandbox.send(jobInput(skill, plan, input, context), context.signal);
+    sandbox.send(jobInput(skill, plan, input, context, boundary), context.signal);
     sandbox.result.then(
       (result) => forwardLogs(result.stderr, context.logger),
       () => {},
@@ -221,6 +253,9 @@ export async function runSandboxJob(
     if (answer !== undefined) {
       // Printed before the answer, on stderr: they may still be on their way.
       if (answer.progressReports !== undefined) await sandbox.untilControlLines(answer.progressReports);
+      if (boundary !== undefined && answer.spans !== undefined) {
+        replayAtBoundary(trace.getTracer("@skillbox/sandbox"), boundary, answer.spans);
+      }
       if (answer.ok) return answer.output;
       throw reviveError(answer.error ?? { message: "the sandbox runner reported no error" });
     }

@@ -34,6 +34,7 @@ describe("planHandlerSandbox", () => {
       "/opt/skillbox/node_modules/jiti",
       "/opt/skillbox/node_modules/zod",
       "/opt/skillbox/node_modules/ipaddr.js",
+      "/opt/skillbox/node_modules/@opentelemetry/api",
       "/skill",
     ]);
     expect(plan.mounts.at(-1)?.source).toBe(folder);

@@ -1,4 +1,4 @@
-import { SkillboxError } from "@skillbox/core/handler";
+import { SkillboxError, type SkillContext } from "@skillbox/core/handler";
 import { A2A_ENVIRONMENT, type A2aSettings } from "./a2a-settings.js";
 import { type HostPattern, parseHostPattern } from "./host-pattern.js";
 
@@ -11,9 +11,14 @@ import { type HostPattern, parseHostPattern } from "./host-pattern.js";
  *   skill's input, so they never reach the audit trail);
  * - redirects are not followed (a redirect could leave the allowlist): `UPSTREAM_ERROR`;
  * - a response larger than `maxResponseBytes` fails with `SIZE_LIMIT_EXCEEDED`;
- * - a request without a signal of its own gets `defaultSignal` (the card resolver passes none).
+ * - a request without a signal of its own gets the execution's signal (the card resolver passes none);
+ * - the execution's W3C trace context (`ctx.traceHeaders()`, read at each request) is added, so the
+ *   agent's spans join the execution's trace, unless a `traceparent` is set already.
  */
-export function createGuardedFetch(settings: A2aSettings, defaultSignal: AbortSignal): typeof fetch {
+export function createGuardedFetch(
+  settings: A2aSettings,
+  context: Pick<SkillContext, "signal" | "traceHeaders">,
+): typeof fetch {
   const allowed = allowedPatterns(settings);
   const headerRules = Object.entries(settings.headers).flatMap(([pattern, headers]) => {
     const parsed = parseHostPattern(pattern);
@@ -27,11 +32,14 @@ export function createGuardedFetch(settings: A2aSettings, defaultSignal: AbortSi
     for (const rule of headerRules.filter((candidate) => candidate.pattern.matches(url))) {
       for (const [name, value] of Object.entries(rule.headers)) headers.set(name, value);
     }
+    if (!headers.has("traceparent")) {
+      for (const [name, value] of Object.entries(context.traceHeaders())) headers.set(name, value);
+    }
     const response = await fetch(input instanceof Request ? input : url, {
       ...init,
       headers,
       redirect: "manual",
-      signal: init?.signal ?? defaultSignal,
+      signal: init?.signal ?? context.signal,
     });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();

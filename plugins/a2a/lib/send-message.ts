@@ -45,7 +45,7 @@ export async function sendMessage(
   const agentUrl = new URL(input.agentUrl);
   // Checked up front too, so the refusal names the URL as given rather than the card's URL.
   checkAgentUrl(agentUrl, settings);
-  const fetchImpl = createGuardedFetch(settings, context.signal);
+  const fetchImpl = createGuardedFetch(settings, context);
   const legacyCompat = { enabled: true };
   const factory = new ClientFactory({
     transports: [

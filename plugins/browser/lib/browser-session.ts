@@ -34,7 +34,8 @@ const DISABLE_WEBRTC = `for (const name of ["RTCPeerConnection", "webkitRTCPeerC
   try { delete globalThis[name]; } catch {}
 }`;
 
-function isTopLevelNavigation(request: Request): boolean {
+/** Whether `request` navigates the page's main frame (not a frame's, a sub-resource or a fetch). */
+export function isTopLevelNavigation(request: Request): boolean {
   try {
     return request.isNavigationRequest() && request.frame().parentFrame() === null;
   } catch {

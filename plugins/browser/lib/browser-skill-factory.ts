@@ -7,6 +7,7 @@ import {
   settingsSource,
 } from "./browser-settings.js";
 import { assertAllowedUrl, navigate, type WaitUntil } from "./navigate.js";
+import { sendTraceHeadersOnNavigation } from "./navigation-trace-headers.js";
 
 /** The input fields every browser skill has: the page to open, when it counts as loaded, the window. */
 export interface PageRequest {
@@ -46,7 +47,8 @@ export type BrowserSkillFactory = (settings?: BrowserSettingsInput) => DefinedSk
 /**
  * Builds a member's factory. Each execution checks the request without launching anything (a
  * refused URL costs no browser), then opens `request.url` in a fresh session of the shared
- * Chromium and hands the loaded page to `run`; the session closes when `run` settles.
+ * Chromium (with the execution's trace context on navigations to its origin) and hands the
+ * loaded page to `run`; the session closes when `run` settles.
  */
 export function browserSkillFactory<Input extends z.ZodType<PageRequest>, Output extends z.ZodType>(
   definition: BrowserSkillDefinition<Input, Output>,
@@ -65,6 +67,7 @@ export function browserSkillFactory<Input extends z.ZodType<PageRequest>, Output
         hostLifecycle: context.hostLifecycle,
       };
       return withBrowserSession(sessionOptions, async (session) => {
+        await sendTraceHeadersOnNavigation(session.page, request.url, context.traceHeaders());
         const status = await navigate(definition.name, session, request.url, request.waitUntil, settings);
         return definition.run(request, { session, settings, status }, context);
       });

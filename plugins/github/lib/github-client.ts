@@ -23,6 +23,8 @@ export interface GithubClientContext {
   logger: SkillLogger;
   /** Epoch ms when the execution will be cut off; a rate-limit wait ending later fails at once instead. */
   deadline?: number;
+  /** The execution's `ctx.traceHeaders()`: the W3C trace context every request carries (`{}` untraced). */
+  traceHeaders(): Record<string, string>;
 }
 
 /** A successful answer (a 304 is served from the cache as the 200 it confirms). */
@@ -56,9 +58,10 @@ const MAX_REDIRECTS = 3;
 const MAX_PAGES = 50;
 
 /**
- * A small GitHub REST client for one execution: GitHub's headers, the token only when set, ETag
- * revalidation against the shared cache, `Link` pagination, rate-limit waits and clear errors. It
- * never follows a link or redirect outside the API base, so the token goes nowhere else.
+ * A small GitHub REST client for one execution: GitHub's headers, the execution's trace context,
+ * the token only when set, ETag revalidation against the shared cache, `Link` pagination,
+ * rate-limit waits and clear errors. It never follows a link or redirect outside the API base, so
+ * the token goes nowhere else.
  */
 export class GithubClient {
   private readonly base: URL;
@@ -187,6 +190,8 @@ export class GithubClient {
 
   private async send(url: URL, etag: string | undefined): Promise<Response> {
     const headers: Record<string, string> = {
+      // Read per request: it is the span under way when this request goes out that the trace names.
+      ...this.context.traceHeaders(),
       accept: "application/vnd.github+json",
       "x-github-api-version": "2022-11-28",
       "user-agent": this.settings.userAgent,

@@ -39,7 +39,12 @@ export function githubSkillFactory<Input extends z.ZodType, Output extends z.Zod
     const handler = async (input: z.output<Input>, context: SkillContext) => {
       const settings = fixed ?? readGithubSettings();
       const deadline = Date.now() + (context.skill.timeoutMs ?? EXECUTOR_DEFAULT_TIMEOUT_MS);
-      const client = new GithubClient(settings, { signal: context.signal, logger: context.logger, deadline });
+      const client = new GithubClient(settings, {
+        signal: context.signal,
+        logger: context.logger,
+        deadline,
+        traceHeaders: () => context.traceHeaders(),
+      });
       return definition.run(input, client, settings, context);
     };
     return defineSkill({

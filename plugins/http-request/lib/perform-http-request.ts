@@ -3,7 +3,12 @@ import type { Response } from "undici";
 import { createGuardedAgent } from "./guarded-agent.js";
 import type { HttpRequestInput, HttpRequestOutput } from "./http-request-schemas.js";
 import { HTTP_REQUEST_ENVIRONMENT, type HttpRequestSettings } from "./http-request-settings.js";
-import { collectResponseHeaders, type DroppedHeader, filterRequestHeaders } from "./request-headers.js";
+import {
+  collectResponseHeaders,
+  type DroppedHeader,
+  filterRequestHeaders,
+  withTraceHeaders,
+} from "./request-headers.js";
 import { decodeBody, readLimitedBody } from "./response-body.js";
 import { type PlannedRequest, sendWithRedirects } from "./send-request.js";
 
@@ -79,9 +84,10 @@ async function readBody(response: Response, request: PlannedRequest, limit: numb
 }
 
 /**
- * Runs one `http-request` call under `settings`: filters headers, sends through the SSRF-guarded
- * agent (following redirects by hand), reads the body up to the cap and decodes it. HTTP error
- * statuses are returned, not thrown. `ctx.signal` aborts the request at any point.
+ * Runs one `http-request` call under `settings`: filters headers, adds the execution's trace
+ * context, sends through the SSRF-guarded agent (following redirects by hand), reads the body up
+ * to the cap and decodes it. HTTP error statuses are returned, not thrown. `ctx.signal` aborts the
+ * request at any point.
  */
 export async function performHttpRequest(
   input: HttpRequestInput,
@@ -90,7 +96,8 @@ export async function performHttpRequest(
 ): Promise<HttpRequestOutput> {
   const limit = responseLimit(input, settings);
   const { headers, dropped } = filterRequestHeaders(input.headers ?? {}, settings.forwardHeaders);
-  const first = plan(input, headers);
+  // Trace headers ride along to every hop, other origins included: they carry ids, no secret.
+  const first = plan(input, withTraceHeaders(headers, context.traceHeaders()));
   warnDropped(dropped, context);
   const controller = new AbortController();
   const signal = AbortSignal.any([context.signal, controller.signal]);

@@ -64,6 +64,20 @@ export function filterRequestHeaders(
   return { headers: kept, dropped };
 }
 
+/**
+ * Adds the execution's W3C trace context (`ctx.traceHeaders()`) to the request headers, so the
+ * server's spans join the execution's trace — unless the caller already set `traceparent`
+ * (`headers` are lower-cased by {@link filterRequestHeaders}): a caller propagating a trace of
+ * its own keeps it, `tracestate` included, since the two only make sense together.
+ */
+export function withTraceHeaders(
+  headers: Record<string, string>,
+  traceHeaders: Record<string, string>,
+): Record<string, string> {
+  if ("traceparent" in headers || Object.keys(traceHeaders).length === 0) return headers;
+  return { ...headers, ...traceHeaders };
+}
+
 /** Removes credential headers before a redirect to another origin, even ones configured to be forwarded. */
 export function withoutCredentials(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name)));

@@ -49,6 +49,41 @@ export const taskBytesSchema = z
 /** The schema of `server.mcp.sessionIdleTimeoutMs`, also used for `SKILLBOX_MCP_SESSION_IDLE_TIMEOUT_MS`. */
 export const sessionIdleTimeoutSchema = milliseconds.positive("must be a positive number of milliseconds");
 
+/** The OTLP/HTTP encodings `skillbox serve` and `dev` can export with. */
+export const OTLP_PROTOCOLS = ["http/protobuf", "http/json"] as const;
+
+/** The schema of `telemetry.metricsIntervalMs`, also used for `OTEL_METRIC_EXPORT_INTERVAL`. */
+export const metricsIntervalSchema = milliseconds.min(
+  1000,
+  "must be at least 1000 milliseconds (metrics are exported every interval)",
+);
+
+/** The schema of the `telemetry` block: OpenTelemetry export of `serve` and `dev`. */
+const telemetrySchema = z
+  .object(
+    {
+      enabled: z.boolean({ error: "must be true or false" }).optional(),
+      endpoint: z
+        .url({
+          protocol: /^https?$/,
+          error: 'must be the collector\'s base URL, such as "http://127.0.0.1:4318"',
+        })
+        .optional(),
+      headers: z
+        .record(z.string().min(1), z.string({ error: "must be a header value" }), {
+          error: 'must map header names to values, such as { "x-honeycomb-team": "key" }',
+        })
+        .optional(),
+      serviceName: z.string({ error: "must be a service name" }).min(1, "must be a service name").optional(),
+      protocol: z.enum(OTLP_PROTOCOLS, { error: 'must be "http/protobuf" or "http/json"' }).optional(),
+      recordInputs: z.boolean({ error: "must be true or false" }).optional(),
+      recordOutputs: z.boolean({ error: "must be true or false" }).optional(),
+      metricsIntervalMs: metricsIntervalSchema.optional(),
+    },
+    { error: 'must be an object such as { endpoint: "http://127.0.0.1:4318" }' },
+  )
+  .strict();
+
 /**
  * Zod schema of a config file's default export. Unknown fields are errors, so a typo such as
  * `dir` is reported instead of silently ignored.
@@ -143,6 +178,7 @@ export const configSchema = z
         )
         .strict()
         .optional(),
+      telemetry: telemetrySchema.optional(),
     },
     { error: "must be an object: export default defineConfig({ ... })" },
   )

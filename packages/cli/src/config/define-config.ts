@@ -80,6 +80,36 @@ export interface SkillboxSandboxConfig {
   image?: string;
 }
 
+/**
+ * The `telemetry` block of {@link SkillboxConfig}: OpenTelemetry traces and metrics of
+ * `skillbox serve` and `dev`, exported over OTLP/HTTP. With the block (and `enabled` not false)
+ * they start the OpenTelemetry Node SDK even when no `OTEL_*` variable is set. A field set here
+ * wins over its `OTEL_*` variable (explicit configuration over the environment, as the
+ * OpenTelemetry SDKs do); a field left out falls back to the variable, then to the default.
+ * `OTEL_SDK_DISABLED=true` turns it all off whatever the file says.
+ */
+export interface SkillboxTelemetryConfig {
+  /** `false` keeps the SDK off even when `OTEL_*` variables ask for export (default true). */
+  enabled?: boolean;
+  /**
+   * The collector's base URL (default `OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`);
+   * traces go to `<endpoint>/v1/traces`, metrics to `<endpoint>/v1/metrics`.
+   */
+  endpoint?: string;
+  /** Headers sent with every export, such as an API key (merged over `OTEL_EXPORTER_OTLP_HEADERS`). */
+  headers?: Record<string, string>;
+  /** `service.name` of the exported resource (default `OTEL_SERVICE_NAME`, else `"skillbox"`). */
+  serviceName?: string;
+  /** The OTLP encoding (default `OTEL_EXPORTER_OTLP_PROTOCOL`, else `"http/protobuf"`). */
+  protocol?: "http/protobuf" | "http/json";
+  /** Record each execution's input as `gen_ai.tool.call.arguments`, redacted by the `audit` hooks first (default false). */
+  recordInputs?: boolean;
+  /** Record each execution's output as `gen_ai.tool.call.result`, redacted by the `audit` hooks first (default false). */
+  recordOutputs?: boolean;
+  /** How often metrics are exported, in milliseconds (default `OTEL_METRIC_EXPORT_INTERVAL`, else 60 000). */
+  metricsIntervalMs?: number;
+}
+
 /** What `skillbox.config.ts` (or `.mjs` / `.js`) default-exports. Relative paths are relative to the file. */
 export interface SkillboxConfig {
   /** Folders whose subfolders are skill and interceptor packages (default `["./plugins"]`). Arguments on the command line win. */
@@ -93,6 +123,8 @@ export interface SkillboxConfig {
   server?: SkillboxServerConfig;
   executor?: SkillboxExecutorConfig;
   sandbox?: SkillboxSandboxConfig;
+  /** OpenTelemetry export of `serve` and `dev` (see docs/observability.md). */
+  telemetry?: SkillboxTelemetryConfig;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   taskCountSchema,
   type ValidatedConfig,
 } from "./config-schema.js";
+import type { SkillboxTelemetryConfig } from "./define-config.js";
 
 /** Config file names looked for in the working directory, in this order. */
 const CONFIG_FILE_NAMES = [
@@ -80,6 +81,8 @@ export interface ResolvedConfig {
     queue: { concurrency?: number; perSkillConcurrency?: number } | undefined;
   };
   sandbox: { runtime: SandboxProviderName | undefined; warmPoolSize: number; image: string | undefined };
+  /** The file's `telemetry` block as written (the environment is read when `serve`/`dev` start the SDK). */
+  telemetry: SkillboxTelemetryConfig | undefined;
 }
 
 /**
@@ -152,6 +155,7 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
       warmPoolSize: fileConfig.sandbox?.warmPoolSize ?? 0,
       image: fileConfig.sandbox?.image,
     },
+    telemetry: fileConfig.telemetry,
   };
 }
 

@@ -5,6 +5,7 @@ import {
   type SkillExecutorCloseOptions,
   type SkillLogger,
   SkillRegistry,
+  type TelemetryOptions,
 } from "@skillbox/core";
 import {
   type ContainerRuntime,
@@ -26,6 +27,11 @@ export interface CliHostOptions {
    * executor's background queue, for the serving hosts (`dev`, `serve`, `mcp`).
    */
   queue?: false;
+  /**
+   * Whether execution spans carry the (redacted) input and output; `skillbox serve`/`dev` pass
+   * the config's `telemetry.recordInputs` / `recordOutputs` when they export telemetry.
+   */
+  telemetry?: TelemetryOptions;
 }
 
 /** The registry, executor and container runtime a command works with, over the configured database. */
@@ -66,6 +72,7 @@ export function openCliHost(config: ResolvedConfig, options: CliHostOptions = {}
     ...(config.executor.approvalTimeoutMs === undefined
       ? {}
       : { approvalTimeoutMs: config.executor.approvalTimeoutMs }),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     ...(options.queue === false
       ? { queue: false as const }
       : config.executor.queue === undefined

@@ -4,6 +4,7 @@ import type { ResolvedConfig } from "../config/load-config.js";
 import { loaderOptionsOf, loadingMessage } from "../host/load-skill-folders.js";
 import { type CliHost, openCliHost } from "../host/open-cli-host.js";
 import { warmSandboxes } from "../host/warm-sandboxes.js";
+import { resolveTelemetrySettings } from "../telemetry/resolve-telemetry-settings.js";
 import { errorCodeOf } from "../terminal/format-error-line.js";
 import { createLiveLog, type LiveLog } from "../terminal/live-log.js";
 import type { Terminal } from "../terminal/terminal.js";
@@ -66,7 +67,9 @@ async function loadFolders(
  * and on Ctrl-C or SIGTERM stops taking requests, gives running executions the shutdown grace
  * period (`executor.shutdownGraceMs`, then cancels them), and closes the server, the watcher, the
  * host's close handlers (browsers and other pools skills opened), the sandboxes and the database
- * in that order. Resolves once everything is closed.
+ * in that order. With a `telemetry` block or `OTEL_*` export variables it first starts the
+ * OpenTelemetry SDK (see `resolveTelemetrySettings`), and flushes and stops it last. Resolves
+ * once everything is closed.
  */
 export async function serveSkills(
   config: ResolvedConfig,
@@ -77,7 +80,33 @@ export async function serveSkills(
   const shutdown = listenForShutdown();
   const cleanups: { name: string; run: () => Promise<void> }[] = [];
   try {
-    const host = openCliHost(config, { logger: log.logger });
+    const telemetrySettings = resolveTelemetrySettings(config.telemetry);
+    if (telemetrySettings !== undefined) {
+      // Before the host: instruments made before a meter provider is registered stay no-ops.
+      // Loaded on demand, so a server that exports nothing never loads the SDK.
+      const { startTelemetry } = await import("../telemetry/start-telemetry.js");
+      const telemetry = await startTelemetry(telemetrySettings, {
+        onExportError: (message) =>
+          log.line(
+            "telemetry",
+            `export failed: ${message} (check the collector and OTEL_EXPORTER_OTLP_ENDPOINT; later failures are not logged, OTEL_LOG_LEVEL=error logs each)`,
+          ),
+      });
+      // First in, so last out: the host's last executions end before their spans are flushed.
+      cleanups.push({ name: "telemetry", run: () => telemetry.shutdown() });
+      log.line("telemetry", telemetry.summary);
+    }
+    const host = openCliHost(config, {
+      logger: log.logger,
+      ...(telemetrySettings === undefined
+        ? {}
+        : {
+            telemetry: {
+              recordInputs: telemetrySettings.recordInputs,
+              recordOutputs: telemetrySettings.recordOutputs,
+            },
+          }),
+    });
     // At once: the background queue may run what was queued (`run --async`, approvals) while
     // the folders still load.
     host.executor.on("finished", (execution) => log.executed(execution));

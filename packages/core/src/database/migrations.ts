@@ -229,9 +229,10 @@ const MIGRATIONS: readonly Migration[] = [
     sql: `
       -- Where the audit trail and an OpenTelemetry trace point at each other: the trace of the
       -- execution's execute_tool span and that span's id (null when nothing recorded a trace).
+      -- No index: a trace finds its execution by the span's skillbox.execution.id, and an index of
+      -- random trace ids would cost every traced insert a random B-tree write.
       ALTER TABLE skill_executions ADD COLUMN trace_id TEXT;
       ALTER TABLE skill_executions ADD COLUMN span_id TEXT;
-      CREATE INDEX idx_skill_executions_trace ON skill_executions(trace_id) WHERE trace_id IS NOT NULL;
     `,
   },
 ];

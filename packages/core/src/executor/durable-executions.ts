@@ -1,10 +1,10 @@
 import type { Context } from "@opentelemetry/api";
-import type { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
-import { contextOfStoredSpan } from "../telemetry/stored-span-context.js";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import type { FinishFailureReport } from "../interceptors/interceptor-pass.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
+import type { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
+import { contextOfStoredSpan } from "../telemetry/stored-span-context.js";
 import {
   type ExecuteOptions,
   type ExecutionApproval,

@@ -1,3 +1,4 @@
+import { traceHeaders } from "../telemetry/trace-headers.js";
 import type {
   ExecutionApproval,
   HostLifecycle,
@@ -6,7 +7,6 @@ import type {
   SkillContext,
   SkillLogger,
 } from "../types.js";
-import { traceHeaders } from "../telemetry/trace-headers.js";
 import type { NestedCallParent } from "./execution-port.js";
 import type { ExecutionState } from "./execution-state.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";

@@ -1,6 +1,7 @@
 /** How a queued execution's input and options are kept in its job row, and read back. */
-import { SkillboxError } from "../errors/skillbox-error.js";
+
 import type { Context } from "@opentelemetry/api";
+import { SkillboxError } from "../errors/skillbox-error.js";
 import { storedSpanContextOf } from "../telemetry/stored-span-context.js";
 import type { ExecuteOptions, Skill, SubmitOptions } from "../types.js";
 import type { JobOptions } from "./job-store.js";
@@ -19,7 +20,10 @@ export function jsonOf(input: unknown, skill: Skill): string | null {
 }
 
 /** The options of a call that a queued execution keeps, and the trace context it continues. */
-export function jobOptionsOf(options: ExecuteOptions | SubmitOptions, parent: Context | undefined): JobOptions {
+export function jobOptionsOf(
+  options: ExecuteOptions | SubmitOptions,
+  parent: Context | undefined,
+): JobOptions {
   const kept: JobOptions = {};
   if (options.timeoutMs !== undefined) kept.timeoutMs = options.timeoutMs;
   if (options.totalTimeoutMs !== undefined) kept.totalTimeoutMs = options.totalTimeoutMs;

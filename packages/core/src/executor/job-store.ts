@@ -1,5 +1,5 @@
-import type { StoredSpanContext } from "../telemetry/stored-span-context.js";
 import type Database from "better-sqlite3";
+import type { StoredSpanContext } from "../telemetry/stored-span-context.js";
 import type { ExecutionApproval, ExecutionStatus } from "../types.js";
 
 /** What a job runs with besides its input: the call's options that outlive the call. */

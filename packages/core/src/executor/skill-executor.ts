@@ -1,5 +1,3 @@
-import { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
-import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { SkillboxError } from "../errors/skillbox-error.js";
@@ -10,6 +8,8 @@ import type { SkillRegistry } from "../registry/skill-registry.js";
 import { createInlineRuntime } from "../runtime/inline-runtime.js";
 import type { SkillRuntime } from "../runtime/skill-runtime.js";
 import { createWorkerRuntime, type WorkerRuntimeOptions } from "../runtime/worker-runtime.js";
+import { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
+import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import type {
   ExecuteOptions,
   ExecutionApproval,
@@ -514,7 +514,16 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     const parentContext = this.telemetry.parentContext();
     let promise: Promise<SkillExecution>;
     if (options.idempotencyKey === undefined) {
-      promise = this.run({ skill, input, options, caller, depth, inputHash: null, inheritedApproval, parentContext });
+      promise = this.run({
+        skill,
+        input,
+        options,
+        caller,
+        depth,
+        inputHash: null,
+        inheritedApproval,
+        parentContext,
+      });
     } else {
       let ran = false;
       // What ends a wait on another execution: the caller's signals or the host's shutdown.
@@ -527,7 +536,16 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         signal: wait.signal,
         execute: (inputHash) => {
           ran = true;
-          return this.run({ skill, input, options, caller, depth, inputHash, inheritedApproval, parentContext });
+          return this.run({
+            skill,
+            input,
+            options,
+            caller,
+            depth,
+            inputHash,
+            inheritedApproval,
+            parentContext,
+          });
         },
       });
       promise.then(wait.unlink, wait.unlink);

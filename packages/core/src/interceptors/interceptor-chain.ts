@@ -1,6 +1,6 @@
-import type { HookSpans } from "../telemetry/execution-span.js";
 import picomatch from "picomatch";
 import { SkillboxError } from "../errors/skillbox-error.js";
+import type { HookSpans } from "../telemetry/execution-span.js";
 import type { Skill } from "../types.js";
 import type { Interceptor, InterceptorContext, InterceptorMatch } from "./define-interceptor.js";
 import {
@@ -92,7 +92,13 @@ export class InterceptorChain {
   ): InterceptorPass {
     const layers = this.forSkill(skill);
     if (layers.length === 0) return EMPTY_PASS;
-    return new LayeredPass({ layers, context, hookTimeoutMs: this.hookTimeoutMs, reportFinishFailure, spans });
+    return new LayeredPass({
+      layers,
+      context,
+      hookTimeoutMs: this.hookTimeoutMs,
+      reportFinishFailure,
+      spans,
+    });
   }
 
   private rebuild(): void {

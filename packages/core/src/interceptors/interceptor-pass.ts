@@ -1,8 +1,8 @@
-import type { HookSpan, HookSpans } from "../telemetry/execution-span.js";
 import { performance } from "node:perf_hooks";
 import { isRecoverableCode } from "../errors/error-catalogue.js";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import { isPromiseLike } from "../is-promise-like.js";
+import type { HookSpan, HookSpans } from "../telemetry/execution-span.js";
 import type { SkillExecution } from "../types.js";
 import type {
   BeforeHookResult,

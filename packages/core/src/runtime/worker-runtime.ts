@@ -1,10 +1,21 @@
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
+import { context as otelContext, trace } from "@opentelemetry/api";
 import { Tinypool } from "tinypool";
 import { reviveError } from "../errors/revive-error.js";
 import { type SerializedError, serializeError } from "../errors/serialize-error.js";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
+import {
+  callContextAtBoundary,
+  endRelayBoundary,
+  isTracing,
+  type RelayBoundary,
+  replayAtBoundary,
+  startRelayBoundary,
+} from "../telemetry/relay-boundary.js";
+import type { RelayedSpans } from "../telemetry/span-relay.js";
+import { workerPoolGauge } from "../telemetry/worker-pool-gauge.js";
 import type { ExecutionApproval, Skill, SkillContext, SkillLogger } from "../types.js";
 import { handlerModulePath } from "./handler-module-path.js";
 import { PoolThreadEnded, PoolThreads } from "./pool-threads.js";
@@ -57,6 +68,8 @@ interface WorkerResult {
   strays?: StrayError[];
   /** How many `ctx.progress()` reports the thread sent for the task (absent: none). */
   progressSent?: number;
+  /** The spans the task ended, when it ran traced (`traceparent` in the task). */
+  spans?: RelayedSpans;
 }
 
 /** A pool and what watches its threads. */
@@ -90,6 +103,8 @@ interface SkillCodeRef {
 interface PoolJob extends ProgressTarget {
   ref: SkillCodeRef;
   pool: Pool;
+  /** The `worker dispatch` span, when the attempt is traced. */
+  boundary?: RelayBoundary;
 }
 
 /**
@@ -107,6 +122,9 @@ interface WorkerTask {
   sessionId: SkillContext["sessionId"];
   /** The granted approval `ctx.approval` shows; absent when there is none (most tasks). */
   approval?: ExecutionApproval;
+  /** The `worker dispatch` span the handler runs under; absent when nothing is traced (most tasks). */
+  traceparent?: string;
+  tracestate?: string;
   port?: MessagePort;
 }
 
@@ -119,14 +137,30 @@ const UNSENT_RESULT_EXIT_CODE = 70;
 /** Where the worker entry lives: `worker/` beside `src/` and `dist/`, so both resolve it. */
 const WORKER_ENTRY = new URL("../../worker/skill-worker.mjs", import.meta.url);
 
+/** A worker's `ctx.call` request; `traceparent` names the worker's span active at the call, when traced. */
+interface CallRequest {
+  id: number;
+  reference: string;
+  input: unknown;
+  traceparent?: string;
+  tracestate?: string;
+}
+
 /**
  * Answers a worker's `ctx.call` requests with nested executions on this thread. A failure goes
  * back as a `SkillboxError` (anything else a nested execution threw becomes its `HANDLER_ERROR`),
- * which the worker revives for the handler as an inline handler would have caught it.
+ * which the worker revives for the handler as an inline handler would have caught it. A traced
+ * call runs under the worker's span it came from (see `callContextAtBoundary`).
  */
-function serveCalls(port: MessagePort, context: SkillContext): void {
-  port.on("message", ({ id, reference, input }: { id: number; reference: string; input: unknown }) => {
-    context.call(reference, input).then(
+function serveCalls(port: MessagePort, context: SkillContext, boundary: RelayBoundary | undefined): void {
+  port.on("message", ({ id, reference, input, traceparent, tracestate }: CallRequest) => {
+    const calling =
+      boundary === undefined
+        ? context.call(reference, input)
+        : otelContext.with(callContextAtBoundary(boundary, traceparent, tracestate), () =>
+            context.call(reference, input),
+          );
+    calling.then(
       (output) => port.postMessage({ id, output }),
       (error: unknown) => {
         const failure = isSkillboxError(error)
@@ -214,6 +248,12 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
   const maxQueue = options.maxQueue ?? 1_000;
   const logger = options.logger ?? createConsoleLogger();
   const progress = new ThreadProgress(logger);
+  /** What `skillbox.worker_pool.threads` reads: `tasksOut` are the busy threads, when fewer than the threads. */
+  const observed = {
+    tasksOut: 0,
+    threadCount: () => [...pools.values()].reduce((total, pool) => total + pool.tinypool.threads.length, 0),
+  };
+  workerPoolGauge.track(observed);
 
   const poolFor = (memoryMb: number | undefined, depth: number): Pool => {
     const key = `${memoryMb ?? 0}/${depth}`;
@@ -300,7 +340,11 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     return ref;
   };
 
-  /** Runs one attempt on a thread; a task a retiring thread refused runs on another. */
+  /**
+   * Runs one attempt on a thread; a task a retiring thread refused runs on another. When the
+   * attempt is traced, a `worker dispatch` span covers it, and the spans the handler made in the
+   * thread are replayed under it.
+   */
   const runTask = (request: RuntimeRequest): Promise<unknown> => {
     let ref: SkillCodeRef;
     let pool: Pool;
@@ -310,7 +354,24 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     } catch (error) {
       return Promise.reject(error);
     }
-    return dispatch({ request, ref, pool }, 1, false);
+    // An SDK installed after this runtime was made gets the gauge too.
+    workerPoolGauge.refresh();
+    if (!isTracing()) return dispatch({ request, ref, pool }, 1, false);
+    const boundary = startRelayBoundary(tracer(), "worker dispatch", {
+      "skillbox.runtime": "worker",
+      "gen_ai.tool.name": request.skill.name,
+    });
+    if (boundary === undefined) return dispatch({ request, ref, pool }, 1, false);
+    return dispatch({ request, ref, pool, boundary }, 1, false).then(
+      (output) => {
+        endRelayBoundary(boundary);
+        return output;
+      },
+      (error: unknown) => {
+        endRelayBoundary(boundary, error);
+        throw error;
+      },
+    );
   };
 
   /**
@@ -334,6 +395,11 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     };
     const approval = context.approval;
     if (approval != null) task.approval = approval;
+    const { boundary } = job;
+    if (boundary !== undefined) {
+      task.traceparent = boundary.traceparent;
+      if (boundary.tracestate !== undefined) task.tracestate = boundary.tracestate;
+    }
     if (introduce || !pool.introduced.has(ref)) {
       task.introduce = ref.introduction;
       pool.introduced.add(ref);
@@ -343,7 +409,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       if (channel === undefined) {
         running = pool.tinypool.run(task, { signal: request.abort });
       } else {
-        serveCalls(channel.port1, context);
+        serveCalls(channel.port1, context, boundary);
         task.port = channel.port2;
         running = pool.tinypool.run(task, { signal: request.abort, transferList: [channel.port2] });
       }
@@ -356,8 +422,10 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     // pool's `error` event) follows with a watch of its own.
     pool.threads.watch();
     progress.track(job);
+    observed.tasksOut++;
     return running.then(
       (result) => {
+        observed.tasksOut--;
         channel?.port1.close();
         const reported =
           result.progressSent === undefined ? undefined : progress.untilReported(job, result.progressSent);
@@ -365,6 +433,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
         return settle(job, task, dispatchCount, result);
       },
       (error: unknown) => {
+        observed.tasksOut--;
         channel?.port1.close();
         progress.forget(job);
         pool.threads.watch();
@@ -385,8 +454,12 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
 
   /** What the thread's result means for the attempt: its outcome, or another dispatch. */
   const settle = (job: PoolJob, task: WorkerTask, dispatchCount: number, result: WorkerResult): unknown => {
-    const { pool } = job;
+    const { pool, boundary } = job;
     progress.forget(job);
+    if (boundary !== undefined && result.spans !== undefined) {
+      if (result.threadId !== undefined) boundary.span.setAttribute("thread.id", result.threadId);
+      replayAtBoundary(tracer(), boundary, result.spans);
+    }
     if (result.retire === true) retire(pool, result);
     // A task that carried the introduction and never ran carries it again to the next thread.
     if (result.refused === true) return dispatch(job, dispatchCount + 1, task.introduce !== undefined);
@@ -419,17 +492,21 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       const gate = gateFor(request.skill, depth);
       return gate === undefined ? runTask(request) : runGated(request, gate, depth);
     },
-    threadCount() {
-      return [...pools.values()].reduce((total, pool) => total + pool.tinypool.threads.length, 0);
-    },
+    threadCount: observed.threadCount,
     async close() {
       closing = true;
+      workerPoolGauge.untrack(observed);
       const all = [...pools.values()];
       pools.clear();
       await Promise.all(all.map((pool) => pool.tinypool.destroy()));
       progress.close();
     },
   };
+}
+
+/** Core's tracer, looked up only for a traced attempt (the SDK may be installed after the runtime). */
+function tracer() {
+  return trace.getTracer("@skillbox/core");
 }
 
 /** `name@version`, as errors name a skill. */

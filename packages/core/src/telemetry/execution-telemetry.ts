@@ -2,20 +2,16 @@ import {
   type Attributes,
   type Context,
   context,
-  ProxyTracerProvider,
   ROOT_CONTEXT,
   SpanKind,
   type Tracer,
   type TracerProvider,
-  trace,
 } from "@opentelemetry/api";
 import type { Skill, SkillExecution } from "../types.js";
 import { ExecutionMetrics } from "./execution-metrics.js";
 import { ExecutionSpan } from "./execution-span.js";
+import { installedTracerProvider } from "./installed-tracer-provider.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
-
-/** The provider a proxy hands out while no SDK is installed (the API's no-op singleton). */
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
 /** What an execution's span says about it from the start. */
 export interface ExecutionSpanStart {
@@ -121,7 +117,7 @@ export class ExecutionTelemetry {
   /** The tracer of the installed SDK; undefined when telemetry is off or no SDK is installed. */
   private currentTracer(): Tracer | undefined {
     if (!this.enabled) return undefined;
-    const delegate = installedProvider();
+    const delegate = installedTracerProvider();
     if (delegate === undefined) return undefined;
     // The provider changes when an SDK is installed or replaced (tests do both): the tracer with it.
     if (delegate !== this.provider) {
@@ -130,16 +126,4 @@ export class ExecutionTelemetry {
     }
     return this.tracer;
   }
-}
-
-/**
- * The tracer provider an SDK installed, or undefined while there is none. The global provider is
- * a proxy (of this copy of the API or another's) until an SDK hands it a delegate.
- */
-function installedProvider(): TracerProvider | undefined {
-  const provider = trace.getTracerProvider() as TracerProvider & { getDelegate?: () => TracerProvider };
-  const delegate = typeof provider.getDelegate === "function" ? provider.getDelegate() : provider;
-  return delegate === NOOP_TRACER_PROVIDER || delegate.constructor?.name === "NoopTracerProvider"
-    ? undefined
-    : delegate;
 }

@@ -1,8 +1,8 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createSkillHost, openDatabase, type SkillHost } from "@skillbox/core";
-import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { installRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
 
 const directories: string[] = [];
@@ -28,8 +28,7 @@ describe("migrate to traced executions", () => {
     // The file as schema version 5 left it: no trace columns.
     const database = openDatabase({ path });
     database.exec(`
-      DROP INDEX idx_skill_executions_trace;
-      ALTER TABLE skill_executions DROP COLUMN trace_id;
+          ALTER TABLE skill_executions DROP COLUMN trace_id;
       ALTER TABLE skill_executions DROP COLUMN span_id;
       PRAGMA user_version = 5;
     `);
@@ -40,7 +39,11 @@ describe("migrate to traced executions", () => {
       const after = createSkillHost({ database: path, logger: quiet });
       hosts.push(after);
       expect(after.database.pragma("user_version", { simple: true })).toBeGreaterThanOrEqual(6);
-      expect(after.executor.getExecution(old.id)).toMatchObject({ status: "success", traceId: null, spanId: null });
+      expect(after.executor.getExecution(old.id)).toMatchObject({
+        status: "success",
+        traceId: null,
+        spanId: null,
+      });
       after.executor.registerHandler("echo", (input) => input);
       const traced = await after.executor.execute("echo", { b: 2 });
       const [span] = telemetry.named("execute_tool echo");
@@ -48,7 +51,9 @@ describe("migrate to traced executions", () => {
         traceId: span!.spanContext().traceId,
         spanId: span!.spanContext().spanId,
       });
-      expect(after.executor.listExecutionSummaries({ limit: 1 })[0]).toMatchObject({ traceId: traced.traceId });
+      expect(after.executor.listExecutionSummaries({ limit: 1 })[0]).toMatchObject({
+        traceId: traced.traceId,
+      });
     } finally {
       await telemetry.close();
     }

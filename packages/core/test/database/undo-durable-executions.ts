@@ -4,7 +4,6 @@
  * Migration 6 (the trace columns) goes first, then migration 5.
  */
 export const UNDO_DURABLE_EXECUTIONS = `
-  DROP INDEX idx_skill_executions_trace;
   ALTER TABLE skill_executions DROP COLUMN trace_id;
   ALTER TABLE skill_executions DROP COLUMN span_id;
   DROP TABLE skill_execution_jobs;

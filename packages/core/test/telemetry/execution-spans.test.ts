@@ -25,7 +25,11 @@ describe("execute_tool spans", () => {
     const host = newHost();
     registerSkill(host, { name: "echo", description: "Returns its input" });
     host.executor.registerHandler("echo", (input) => input);
-    const execution = await host.executor.execute("echo", { msg: "hi" }, { apiKeyId: "public", toolCallId: "call_1" });
+    const execution = await host.executor.execute(
+      "echo",
+      { msg: "hi" },
+      { apiKeyId: "public", toolCallId: "call_1" },
+    );
     const span = executionSpan("echo");
     expect(span.attributes).toMatchObject({
       "gen_ai.operation.name": "execute_tool",
@@ -82,9 +86,14 @@ describe("execute_tool spans", () => {
     expect(execution.status).toBe("success");
     const span = executionSpan("flaky");
     expect(telemetry.tree(span)).toBe(
-      ["execute_tool flaky", "  attempt 1", "  retry backoff", "  attempt 2", "  retry backoff", "  attempt 3"].join(
-        "\n",
-      ),
+      [
+        "execute_tool flaky",
+        "  attempt 1",
+        "  retry backoff",
+        "  attempt 2",
+        "  retry backoff",
+        "  attempt 3",
+      ].join("\n"),
     );
     const [first, backoff] = telemetry.childrenOf(span);
     expect(first!.status.code).toBe(SpanStatusCode.ERROR);
@@ -156,7 +165,7 @@ describe("execute_tool spans", () => {
       interceptors: [
         defineInterceptor({
           name: "redact",
-          audit: (_context, entry) => ("input" in entry ? { input: { secret: "[redacted]" } } : undefined),
+          audit: (_context, entry) => ("input" in entry ? { input: { secret: "[redacted]" } } : entry),
         }),
       ],
     });
@@ -208,13 +217,16 @@ describe("execute_tool spans", () => {
     const [first, second] = await Promise.all([host.executor.wait(busy!), host.executor.wait(queued!)]);
     expect(second!.status).toBe("success");
     for (const execution of [first!, second!]) {
-      const span = telemetry.spans().find((candidate) => candidate.spanContext().spanId === execution.spanId)!;
+      const span = telemetry
+        .spans()
+        .find((candidate) => candidate.spanContext().spanId === execution.spanId)!;
       expect(span.parentSpanContext?.spanId).toBe(submitter.spanContext().spanId);
       expect(execution.traceId).toBe(submitter.spanContext().traceId);
     }
     // The one that waited in the queue is measured; the one that started at once is not.
     const waits = (await telemetry.collect()).filter(
-      (point) => point.name === "skillbox.execution.queue_wait" && point.attributes["gen_ai.tool.name"] === "slow",
+      (point) =>
+        point.name === "skillbox.execution.queue_wait" && point.attributes["gen_ai.tool.name"] === "slow",
     );
     expect((waits[0]?.value as { count: number } | undefined)?.count).toBe(1);
   });
@@ -248,11 +260,13 @@ describe("execution metrics", () => {
     );
     expect(broken?.attributes["skillbox.error.code"]).toBe("HANDLER_ERROR");
     const duration = points.find(
-      (point) => point.name === "skillbox.execution.duration" && point.attributes["gen_ai.tool.name"] === "counted",
+      (point) =>
+        point.name === "skillbox.execution.duration" && point.attributes["gen_ai.tool.name"] === "counted",
     );
-    expect((duration?.value as { count: number }).count).toBe(2);
+    expect(duration?.value).toMatchObject({ count: 2 });
     const active = points.find(
-      (point) => point.name === "skillbox.executions.active" && point.attributes["gen_ai.tool.name"] === "counted",
+      (point) =>
+        point.name === "skillbox.executions.active" && point.attributes["gen_ai.tool.name"] === "counted",
     );
     expect(active?.value).toBe(0);
   });

@@ -14,6 +14,7 @@ import { createA2aRequestHandler } from "./create-a2a-request-handler.js";
 import { OwnerUser } from "./owner-user.js";
 import { CLIENT_SIGNAL_STATE_KEY } from "./skill-agent-executor.js";
 import { toLegacyAgentCard } from "./to-legacy-agent-card.js";
+import { type A2aJsonRpcEnvelope as JsonRpcEnvelope, traceA2aCall } from "./trace-a2a-call.js";
 
 /** What {@link createA2aRoutes} needs from the app it is mounted in. */
 export interface A2aRoutesOptions extends A2aOptions {
@@ -45,15 +46,14 @@ const A2A_ENDPOINT_PATH = "/a2a";
  */
 const ENVELOPE_DEPTH = 5;
 
-type JsonRpcEnvelope = { jsonrpc: "2.0"; id: string | number | null; result?: unknown; error?: unknown };
-
 /**
  * The A2A routes: `GET /.well-known/agent-card.json` (no API key needed; the v1.0 card for a
  * request with `A2A-Version: 1.0`, else the v0.3 card) and `POST /a2a`, JSON-RPC behind the API's
  * authentication, v1.0 methods (`SendMessage`, `GetTask`, `CancelTask`, `ListTasks`) with
  * `A2A-Version: 1.0` and v0.3 ones (`message/send`, `tasks/get`, `tasks/cancel`) without it, as
  * the SDK's own servers route them. The streaming methods (`SendStreamingMessage`/`message/stream`,
- * `SubscribeToTask`/`tasks/resubscribe`) answer with Server-Sent Events.
+ * `SubscribeToTask`/`tasks/resubscribe`) answer with Server-Sent Events. With an OpenTelemetry SDK
+ * installed each request is also a SERVER span named after its method (see `traceA2aCall`).
  */
 export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
   const publicUrl = checkedPublicUrl(options.publicUrl);
@@ -115,24 +115,28 @@ export function createA2aRoutes(options: A2aRoutesOptions): Hono<HttpEnv> {
         error: { code: INVALID_PARAMS, message, data: { path: overDeepPath, maxDepth } },
       });
     }
+    const method = (body as { method?: unknown } | null)?.method;
     // A stream's client learns the task id from its first event, so leaving does not cancel it.
-    const streaming = STREAMING_METHODS.has(String((body as { method?: unknown } | null)?.method));
+    const streaming = STREAMING_METHODS.has(String(method));
     const callContext = new ServerCallContext({
       user: new OwnerUser(context.get("owner"), options.apiKeysConfigured),
       requestedVersion: version,
       state: new Map(streaming ? [] : [[CLIENT_SIGNAL_STATE_KEY, clientSignal(context)]]),
     });
-    try {
-      validateVersion(version, await requestHandler.getAgentCard(), "JSONRPC");
-    } catch (error) {
-      return answer(context, { jsonrpc: "2.0", id, error: toError(error) });
-    }
-    const handled = await (legacy ? legacyTransport : transport).handle(
-      body as Record<string, unknown>,
-      callContext,
-    );
-    if (Symbol.asyncIterator in handled) return streamAnswer(context, handled, id, toError);
-    return answer(context, handled as JsonRpcEnvelope);
+    const answered = await traceA2aCall({ method, id }, async () => {
+      try {
+        validateVersion(version, await requestHandler.getAgentCard(), "JSONRPC");
+      } catch (error) {
+        return { jsonrpc: "2.0", id, error: toError(error) };
+      }
+      const handled = await (legacy ? legacyTransport : transport).handle(
+        body as Record<string, unknown>,
+        callContext,
+      );
+      if (Symbol.asyncIterator in handled) return streamAnswer(handled, id, toError);
+      return handled as JsonRpcEnvelope;
+    });
+    return answered instanceof Response ? answered : answer(context, answered);
   });
 
   return routes;
@@ -145,21 +149,20 @@ function answer(context: Context, envelope: JsonRpcEnvelope): Response {
 
 /**
  * A streaming method's answer: its first event decides — a failure before it (an unknown task,
- * an invalid message) is a plain JSON-RPC error; otherwise Server-Sent Events, one `data:` line
+ * an invalid message) is a plain JSON-RPC error (the envelope returned); otherwise Server-Sent Events, one `data:` line
  * of a JSON-RPC envelope per event, as the SDK's own servers send them, a failure mid-stream
  * an `event: error`. The client going away ends the stream (and the subscription under it).
  */
 async function streamAnswer(
-  context: Context,
   stream: AsyncGenerator<unknown, void, undefined>,
   id: string | number | null,
   toError: (error: unknown) => unknown,
-): Promise<Response> {
+): Promise<Response | JsonRpcEnvelope> {
   let first: IteratorResult<unknown, void>;
   try {
     first = await stream.next();
   } catch (error) {
-    return answer(context, { jsonrpc: "2.0", id, error: toError(error) });
+    return { jsonrpc: "2.0", id, error: toError(error) };
   }
   const encoder = new TextEncoder();
   const event = (value: unknown) => encoder.encode(`data: ${JSON.stringify(value)}\n\n`);

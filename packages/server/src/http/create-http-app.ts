@@ -10,6 +10,7 @@ import type { HttpEnv } from "./http-env.js";
 import { errorResponse, handleHttpError } from "./http-error.js";
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from "./limit-body.js";
 import { createSkillRoutes } from "./skill-routes.js";
+import { traceHttpRequests } from "./trace-http-requests.js";
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
@@ -40,6 +41,10 @@ export interface HttpAppOptions {
  * is given, `/mcp` — every route but `/health` and the agent card behind the same
  * authentication. Every error is `{ "error": { "code", "message", "data"? } }` with the status
  * its code maps to (A2A's JSON-RPC answers in its own error shape). Serve it with {@link startHttpServer} (`fetch: app.fetch`) or any Hono adapter.
+ *
+ * With an OpenTelemetry SDK installed, every request is a SERVER span `<METHOD> <route>` whose
+ * parent is the request's W3C `traceparent`/`tracestate`, and the executions it starts are its
+ * children; without one, nothing is traced and nothing is spent on it.
  */
 export function createHttpApp(options: HttpAppOptions): Hono {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -56,6 +61,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   const { registry, executor, mcp } = options;
 
   const app = new Hono();
+  // First, so every request is one span and everything after runs inside it.
+  app.use(traceHttpRequests);
   app.onError(handleHttpError);
   app.notFound((context) =>
     errorResponse(context, {

@@ -1,10 +1,14 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isSkillboxError, type SkillExecution, type SkillExecutor, type SkillRegistry } from "@skillbox/core";
 import { executionToToolResult, toolErrorResult } from "./execution-to-tool-result.js";
@@ -12,6 +16,7 @@ import { progressNotifier } from "./progress-notifier.js";
 import { SERVER_PACKAGE_VERSION } from "./server-package-version.js";
 import { ToolCatalog } from "./tool-catalog.js";
 import { WRAPPED_INPUT_PROPERTY } from "./tool-input-schema.js";
+import { traceToolCall } from "./trace-tool-call.js";
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -61,6 +66,10 @@ export interface McpServerHandle {
  *   list really changed: hot reloads, enable/disable, registrations — by this process or, noticed
  *   within half a second, by another one. Bursts are compared once after 50 ms of quiet.
  *
+ * - With an OpenTelemetry SDK installed, each `tools/call` is a SERVER span `tools/call <tool>`
+ *   whose parent is the W3C trace context in `params._meta` (`traceparent`, `tracestate`), and
+ *   the execution is its child (see `traceToolCall`).
+ *
  * Call `close()` when done: it also releases the registry listener.
  */
 export function createMcpServer(options: McpServerOptions): McpServerHandle {
@@ -89,7 +98,10 @@ export function createCatalogServer(
     tools: catalog.snapshot(owner).tools.map((entry) => entry.tool),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const callTool = async (
+    request: CallToolRequest,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ): Promise<CallToolResult> => {
     const entry = catalog.snapshot(owner).byToolName.get(request.params.name);
     if (entry === undefined) {
       throw new McpError(
@@ -119,7 +131,10 @@ export function createCatalogServer(
       throw error;
     }
     return executionToToolResult(execution, entry);
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    traceToolCall(request, extra, () => callTool(request, extra)),
+  );
 
   const unsubscribe = catalog.subscribe(owner, () => {
     // Before `initialize` the client has not listed anything yet; after a disconnect nobody listens.

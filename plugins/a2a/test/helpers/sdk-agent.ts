@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import type { IncomingHttpHeaders, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type AgentCard, type Message, type Part, Role, TaskState } from "@a2a-js/sdk";
 import {
@@ -20,6 +20,8 @@ export interface SdkAgent {
   authorizations: (string | undefined)[];
   /** The JSON-RPC method of every request, in order. */
   methods: string[];
+  /** Every request the agent received (the card's too), in order. */
+  requests: { path: string; headers: IncomingHttpHeaders }[];
   /** Ids of the tasks `tasks/cancel` reached. */
   cancelled: string[];
   /** Resolves with the task id when a client first polls a task (`GetTask` / `tasks/get`). */
@@ -152,6 +154,7 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
     url,
     authorizations: [],
     methods: [],
+    requests: [],
     cancelled: [],
     polled: new Promise((resolve) => {
       markPolled = resolve;
@@ -186,6 +189,10 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
     new UppercaseExecutor(agent),
   );
   const legacyCompat = { enabled: version === "0.3" };
+  app.use((request, _response, next) => {
+    agent.requests.push({ path: request.originalUrl, headers: request.headers });
+    next();
+  });
   options.routes?.(app);
   app.use(
     "/.well-known/agent-card.json",

@@ -1,0 +1,109 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import { replayRelayedSpans } from "./replay-relayed-spans.js";
+import { randomSpanId, withIdHint } from "./skillbox-id-generator.js";
+import type { RelayedSpans } from "./span-relay.js";
+import { formatTraceparent, parseTraceparent } from "./trace-context-propagator.js";
+
+/**
+ * The host's side of one traced crossing into a worker thread or a sandbox: the span the work
+ * on the far side runs under (`worker dispatch`, `sandbox run`), and what to send there.
+ */
+export interface RelayBoundary {
+  span: Span;
+  /** The active context with {@link span} in it: relayed spans are replayed under it. */
+  context: Context;
+  /** The W3C `traceparent` of {@link span}, for the task or the job. */
+  traceparent: string;
+  /** Its `tracestate`, when the trace has one. */
+  tracestate?: string;
+  /**
+   * Whether the SDK's id generator hands out the ids core asks for (`createSkillboxIdGenerator`):
+   * then spans replayed from the far side keep the ids they had there, and a nested `ctx.call`
+   * can be parented on the far side's span.
+   */
+  idsKept: boolean;
+}
+
+/** Whether the active span records: the one check a crossing makes before it pays for tracing. */
+export function isTracing(): boolean {
+  return trace.getSpan(context.active())?.isRecording() === true;
+}
+
+/**
+ * Starts `name` as a child of the active span when that span records (an SDK is installed and
+ * sampled it); undefined otherwise, having allocated nothing. The span's own random id doubles as
+ * a probe of whether the SDK's id generator takes core's hints.
+ */
+export function startRelayBoundary(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+): RelayBoundary | undefined {
+  const parent = context.active();
+  if (trace.getSpan(parent)?.isRecording() !== true) return undefined;
+  const probe = randomSpanId();
+  const span = withIdHint({ spanId: probe }, () =>
+    tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent),
+  );
+  const spanContext = span.spanContext();
+  const boundary: RelayBoundary = {
+    span,
+    context: trace.setSpan(parent, span),
+    traceparent: formatTraceparent(spanContext),
+    idsKept: spanContext.spanId === probe,
+  };
+  const state = spanContext.traceState?.serialize();
+  if (state !== undefined && state !== "") boundary.tracestate = state;
+  return boundary;
+}
+
+/** Replays what came back from the far side under the boundary's span (see {@link replayRelayedSpans}). */
+export function replayAtBoundary(
+  tracer: Tracer,
+  boundary: RelayBoundary,
+  relayed: RelayedSpans | undefined,
+): void {
+  if (relayed === undefined) return;
+  replayRelayedSpans(tracer, relayed.spans, boundary.context);
+  if (relayed.dropped > 0) boundary.span.setAttribute("skillbox.telemetry.spans_dropped", relayed.dropped);
+}
+
+/**
+ * Ends the boundary's span (or any span of the crossing, such as `sandbox start`), with status
+ * ERROR and the error's code as `error.type` when the crossing failed.
+ */
+export function endRelayBoundary(boundary: Pick<RelayBoundary, "span">, error?: unknown): void {
+  if (error !== undefined) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string") boundary.span.setAttribute("error.type", code);
+    boundary.span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+  boundary.span.end();
+}
+
+/**
+ * The context a nested execution that a far-side handler asked for (`ctx.call` from a worker)
+ * runs under: the far side's span named by `traceparent` when its id will exist on the host (the
+ * SDK keeps relayed ids), else the boundary's own span.
+ */
+export function callContextAtBoundary(
+  boundary: RelayBoundary,
+  traceparent: string | undefined,
+  tracestate?: string,
+): Context {
+  if (!boundary.idsKept || traceparent === undefined) return boundary.context;
+  const remote = parseTraceparent(traceparent, tracestate);
+  return remote === undefined ? boundary.context : trace.setSpanContext(boundary.context, remote);
+}
