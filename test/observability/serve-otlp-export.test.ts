@@ -253,14 +253,14 @@ describe("skillbox serve with OTEL_EXPORTER_OTLP_ENDPOINT", { timeout: 90_000 },
     expect(tree).toEqual([
       expect.stringMatching(/^POST /),
       "  execute_tool forecast",
-      "    interceptor policy before",
+      "    interceptors before",
       "    attempt 1",
       "      worker dispatch",
       "    retry backoff",
       "    attempt 2",
       "      worker dispatch",
       "        execute_tool http-request",
-      "          interceptor policy before",
+      "          interceptors before",
       "          attempt 1",
     ]);
     // What http-request sent names its attempt: the downstream service's spans join this tree.

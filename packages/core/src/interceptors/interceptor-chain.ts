@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { SkillboxError } from "../errors/skillbox-error.js";
-import type { HookSpans } from "../telemetry/execution-span.js";
+import type { InterceptorPhases } from "../telemetry/execution-span.js";
 import type { Skill } from "../types.js";
 import type { Interceptor, InterceptorContext, InterceptorMatch } from "./define-interceptor.js";
 import {
@@ -88,7 +88,7 @@ export class InterceptorChain {
     skill: Skill,
     context: InterceptorContext,
     reportFinishFailure: FinishFailureReport,
-    spans?: HookSpans,
+    spans?: InterceptorPhases,
   ): InterceptorPass {
     const layers = this.forSkill(skill);
     if (layers.length === 0) return EMPTY_PASS;

@@ -2,7 +2,8 @@ import { performance } from "node:perf_hooks";
 import { isRecoverableCode } from "../errors/error-catalogue.js";
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
 import { isPromiseLike } from "../is-promise-like.js";
-import type { HookSpan, HookSpans } from "../telemetry/execution-span.js";
+import type { InterceptorPhases } from "../telemetry/execution-span.js";
+import type { HookSpan, InterceptorPhaseSpan } from "../telemetry/interceptor-phase-span.js";
 import type { SkillExecution } from "../types.js";
 import type {
   BeforeHookResult,
@@ -112,8 +113,8 @@ export interface LayeredPassOptions {
   /** How long an asynchronous hook may take before it fails with `INTERCEPTOR_FAILED`. */
   hookTimeoutMs: number;
   reportFinishFailure: FinishFailureReport;
-  /** Where each hook that runs gets its span; absent when nothing is traced. */
-  spans?: HookSpans | undefined;
+  /** Where each phase that runs a hook gets its span; absent when nothing is traced. */
+  spans?: InterceptorPhases | undefined;
 }
 
 /** The pass through one or more interceptors (see {@link InterceptorPass} for the rules). */
@@ -122,7 +123,7 @@ export class LayeredPass implements InterceptorPass {
   private readonly context: InterceptorContext;
   private readonly hookTimeoutMs: number;
   private readonly reportFinishFailure: FinishFailureReport;
-  private readonly spans: HookSpans | undefined;
+  private readonly spans: InterceptorPhases | undefined;
   /** How many layers the way in entered; the way out unwinds through `layers[0..entered)`. */
   private entered = 0;
 
@@ -135,35 +136,38 @@ export class LayeredPass implements InterceptorPass {
   }
 
   before(): PassBefore | Promise<PassBefore> {
-    return this.enter(0);
+    const phase = this.spans?.phase("before");
+    return phase === undefined ? this.enter(0, undefined) : traced(phase, () => this.enter(0, phase));
   }
 
   /** Enters layers from `start` on; synchronous until a hook returns a promise. */
-  private enter(start: number): PassBefore | Promise<PassBefore> {
+  private enter(start: number, phase: InterceptorPhaseSpan | undefined): PassBefore | Promise<PassBefore> {
     const { layers, context } = this;
     for (let index = start; index < layers.length; index++) {
       const interceptor = layers[index]!;
       this.entered = index + 1;
       if (interceptor.before === undefined) continue;
-      const span = this.spans?.hook(interceptor.name, "before");
+      const calledAt = phase?.ran(interceptor.name);
       let returned: BeforeHookResult | Promise<BeforeHookResult>;
       try {
         returned = interceptor.before(context);
       } catch (error) {
-        throw ended(span, interceptorFailure(interceptor, "before", error));
+        throw failedIn(phase, interceptor, interceptorFailure(interceptor, "before", error));
       }
       if (isPromiseLike(returned)) {
+        const span = calledAt === undefined ? undefined : phase?.awaiting(interceptor.name, calledAt);
         return this.bounded(returned, interceptor, "before").then(
           (result) => {
             span?.end();
-            return this.applyBefore(result) ?? this.enter(index + 1);
+            return this.applyBefore(result) ?? this.enter(index + 1, phase);
           },
           (error: unknown) => {
-            throw ended(span, interceptorFailure(interceptor, "before", error));
+            const failure = interceptorFailure(interceptor, "before", error);
+            span?.end(failure);
+            throw failedIn(phase, interceptor, failure);
           },
         );
       }
-      span?.end();
       const outcome = this.applyBefore(returned);
       if (outcome !== undefined) return outcome;
     }
@@ -185,43 +189,64 @@ export class LayeredPass implements InterceptorPass {
       attempts: progress.attempts,
       duration: performance.now() - progress.startedAt,
     };
-    return this.leave(result, this.entered - 1);
+    const phase = this.spans?.phase("after");
+    const start = this.entered - 1;
+    return phase === undefined
+      ? this.leave(result, start, undefined)
+      : traced(phase, () => this.leave(result, start, phase));
   }
 
   /** Runs `after` hooks from `start` outwards; synchronous until a hook returns a promise. */
-  private leave(result: InterceptorResult, start: number): unknown | Promise<unknown> {
+  private leave(
+    result: InterceptorResult,
+    start: number,
+    phase: InterceptorPhaseSpan | undefined,
+  ): unknown | Promise<unknown> {
     const { layers, context } = this;
     for (let index = start; index >= 0; index--) {
       const interceptor = layers[index]!;
       if (interceptor.after === undefined) continue;
-      const span = this.spans?.hook(interceptor.name, "after");
+      const calledAt = phase?.ran(interceptor.name);
       let returned: ReturnType<NonNullable<Interceptor["after"]>>;
       try {
         returned = interceptor.after(context, result);
       } catch (error) {
-        throw ended(span, interceptorFailure(interceptor, "after", error));
+        throw failedIn(phase, interceptor, interceptorFailure(interceptor, "after", error));
       }
       if (isPromiseLike(returned)) {
+        const span = calledAt === undefined ? undefined : phase?.awaiting(interceptor.name, calledAt);
         return this.bounded(returned, interceptor, "after").then(
           (replaced) => {
             span?.end();
             if (replaced !== undefined && replaced !== null && "output" in replaced)
               result.output = replaced.output;
-            return this.leave(result, index - 1);
+            return this.leave(result, index - 1, phase);
           },
           (error: unknown) => {
-            throw ended(span, interceptorFailure(interceptor, "after", error));
+            const failure = interceptorFailure(interceptor, "after", error);
+            span?.end(failure);
+            throw failedIn(phase, interceptor, failure);
           },
         );
       }
-      span?.end();
       if (returned !== undefined && returned !== null && "output" in returned)
         result.output = returned.output;
     }
     return result.output;
   }
 
-  async onError(error: SkillboxError): Promise<PassRecovery> {
+  onError(error: SkillboxError): PassRecovery | Promise<PassRecovery> {
+    const phase = this.spans?.phase("onError");
+    return phase === undefined
+      ? this.recover(error, undefined)
+      : traced(phase, () => this.recover(error, phase));
+  }
+
+  /** Runs the `onError` hooks of the entered layers, innermost first. */
+  private async recover(
+    error: SkillboxError,
+    phase: InterceptorPhaseSpan | undefined,
+  ): Promise<PassRecovery> {
     // A refusal is final: recovering from one (or from a guard that failed to load and so
     // refuses in its place) would let the execution through the guard after all.
     const recoverable = isRecoverableCode(error.code);
@@ -230,9 +255,12 @@ export class LayeredPass implements InterceptorPass {
     for (let index = this.entered - 1; index >= 0; index--) {
       const interceptor = layers[index]!;
       if (interceptor.onError === undefined) continue;
-      const span = this.spans?.hook(interceptor.name, "onError");
+      const calledAt = phase?.ran(interceptor.name);
+      let span: HookSpan | undefined;
       try {
         const returned = interceptor.onError(context, current);
+        if (isPromiseLike(returned) && calledAt !== undefined)
+          span = phase?.awaiting(interceptor.name, calledAt);
         const recovery = isPromiseLike(returned)
           ? await this.bounded(returned, interceptor, "onError")
           : returned;
@@ -241,7 +269,9 @@ export class LayeredPass implements InterceptorPass {
           return { recovered: true, output: recovery.output };
         }
       } catch (thrown) {
-        current = ended(span, interceptorFailure(interceptor, "onError", thrown));
+        current = interceptorFailure(interceptor, "onError", thrown);
+        span?.end(current);
+        phase?.failed(interceptor.name);
       }
     }
     return { recovered: false, error: current };
@@ -313,8 +343,37 @@ export class LayeredPass implements InterceptorPass {
   }
 }
 
-/** Ends a hook's span with the failure it ended in; returns the failure, to throw. */
-function ended(span: HookSpan | undefined, failure: SkillboxError): SkillboxError {
-  span?.end(failure);
+/** Notes on the phase's span that `interceptor` failed it; returns the failure, to throw. */
+function failedIn(
+  phase: InterceptorPhaseSpan | undefined,
+  interceptor: Interceptor,
+  failure: SkillboxError,
+): SkillboxError {
+  phase?.failed(interceptor.name);
   return failure;
+}
+
+/** Runs a phase under its span: ended when the phase settles, with the error it failed with. */
+function traced<T>(phase: InterceptorPhaseSpan, run: () => T | Promise<T>): T | Promise<T> {
+  let result: T | Promise<T>;
+  try {
+    result = run();
+  } catch (error) {
+    phase.end(error);
+    throw error;
+  }
+  if (!isPromiseLike(result)) {
+    phase.end();
+    return result;
+  }
+  return Promise.resolve(result).then(
+    (value) => {
+      phase.end();
+      return value;
+    },
+    (error: unknown) => {
+      phase.end(error);
+      throw error;
+    },
+  );
 }

@@ -7,15 +7,13 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { ExecutionError, ExecutionStatus } from "../types.js";
+import { type InterceptorPhase, InterceptorPhaseSpan } from "./interceptor-phase-span.js";
+import { codeOf, markFailed } from "./mark-failed.js";
 
-/** An interceptor hook's span, ended once the hook settled (with what it threw, if it did). */
-export interface HookSpan {
-  end(error?: unknown): void;
-}
-
-/** Where an interceptor pass makes the spans of the hooks it runs. */
-export interface HookSpans {
-  hook(interceptor: string, hook: "before" | "after" | "onError"): HookSpan;
+/** Where an interceptor pass makes the spans of its phases. */
+export interface InterceptorPhases {
+  /** The span of a phase about to run (started only once one of its hooks does). */
+  phase(phase: InterceptorPhase): InterceptorPhaseSpan;
 }
 
 /** How an execution's span ends. */
@@ -34,9 +32,9 @@ const MAX_PAYLOAD_ATTRIBUTE = 8_192;
 
 /**
  * The `execute_tool <skill>` span of one execution and the spans under it: one per attempt
- * (the context the runtime runs in), the waits between attempts, and the interceptor hooks.
+ * (the context the runtime runs in), the waits between attempts, and the interceptor phases.
  */
-export class ExecutionSpan implements HookSpans {
+export class ExecutionSpan implements InterceptorPhases {
   /** The context whose active span is the execution's: the parent of its children. */
   readonly context: Context;
   private attemptSpan: Span | undefined;
@@ -90,18 +88,8 @@ export class ExecutionSpan implements HookSpans {
     this.backoffSpan = this.tracer.startSpan("retry backoff", { attributes }, this.context);
   }
 
-  hook(interceptor: string, hook: "before" | "after" | "onError"): HookSpan {
-    const span = this.tracer.startSpan(
-      `interceptor ${interceptor} ${hook}`,
-      { attributes: { "skillbox.interceptor.name": interceptor, "skillbox.interceptor.hook": hook } },
-      this.context,
-    );
-    return {
-      end(error?: unknown) {
-        if (error !== undefined) markFailed(span, error);
-        span.end();
-      },
-    };
+  phase(phase: InterceptorPhase): InterceptorPhaseSpan {
+    return new InterceptorPhaseSpan(this.tracer, this.context, phase);
   }
 
   /** Ends the span with the execution's outcome (and any child left open by a cancellation). */
@@ -131,24 +119,6 @@ export class ExecutionSpan implements HookSpans {
     this.backoffSpan?.end();
     this.backoffSpan = undefined;
   }
-}
-
-/** The code of a SkillboxError-like value, if it has one. */
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === "string" ? code : undefined;
-}
-
-/** Marks `span` failed with `error`: its code as `error.type`, its message as the status message. */
-function markFailed(span: Span, error: unknown): void {
-  if (!span.isRecording()) return;
-  const code = codeOf(error);
-  span.setAttribute("error.type", code ?? (error instanceof Error ? error.name : "Error"));
-  if (code !== undefined) span.setAttribute("skillbox.error.code", code);
-  span.setStatus({
-    code: SpanStatusCode.ERROR,
-    message: error instanceof Error ? error.message : String(error),
-  });
 }
 
 /** An input or output as attribute text: JSON, cut to {@link MAX_PAYLOAD_ATTRIBUTE} characters. */

@@ -120,11 +120,13 @@ describe("execute_tool spans", () => {
     expect(child.attributes["skillbox.parent_execution.id"]).toBe(execution.id);
   });
 
-  it("shows an interceptor's denial on its hook's span and on the execution", async () => {
+  it("shows an interceptor's denial on its phase's span and on the execution", async () => {
     const host = newHost({
       interceptors: [
+        defineInterceptor({ name: "audit-first", order: 1, before() {} }),
         defineInterceptor({
           name: "guard",
+          order: 2,
           before() {
             throw new SkillboxError("DENIED", "not today");
           },
@@ -136,12 +138,47 @@ describe("execute_tool spans", () => {
     const execution = await host.executor.execute("echo", {});
     expect(execution.status).toBe("denied");
     const span = executionSpan("echo");
-    expect(telemetry.tree(span)).toBe("execute_tool echo\n  interceptor guard before");
-    const [hook] = telemetry.childrenOf(span);
-    expect(hook!.status).toMatchObject({ code: SpanStatusCode.ERROR, message: "not today" });
-    expect(hook!.attributes["error.type"]).toBe("DENIED");
+    expect(telemetry.tree(span)).toBe("execute_tool echo\n  interceptors before");
+    const [phase] = telemetry.childrenOf(span);
+    expect(phase!.status).toMatchObject({ code: SpanStatusCode.ERROR, message: "not today" });
+    expect(phase!.attributes).toMatchObject({
+      "error.type": "DENIED",
+      "skillbox.interceptor.name": "guard",
+      "skillbox.interceptors": ["audit-first", "guard"],
+    });
     expect(span.attributes).toMatchObject({ "skillbox.status": "denied", "skillbox.error.code": "DENIED" });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it("gives each phase one span, and an asynchronous hook a span of its own within it", async () => {
+    const host = newHost({
+      interceptors: [
+        defineInterceptor({ name: "quick", order: 1, before() {}, after() {} }),
+        defineInterceptor({
+          name: "remote-policy",
+          order: 2,
+          async before() {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          },
+        }),
+      ],
+    });
+    registerSkill(host, { name: "echo" });
+    host.executor.registerHandler("echo", (input) => input);
+    await host.executor.execute("echo", {});
+    const span = executionSpan("echo");
+    expect(telemetry.tree(span)).toBe(
+      [
+        "execute_tool echo",
+        "  interceptors before",
+        "    interceptor remote-policy before",
+        "  attempt 1",
+        "  interceptors after",
+      ].join("\n"),
+    );
+    const [before, , after] = telemetry.childrenOf(span);
+    expect(before!.attributes["skillbox.interceptors"]).toEqual(["quick", "remote-policy"]);
+    expect(after!.attributes["skillbox.interceptors"]).toEqual(["quick"]);
   });
 
   it("marks an idempotent replay and links it to the execution that answered", async () => {
