@@ -11,7 +11,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import type { SkillExecution } from "@skillbox/core";
 import { createSkillboxIdGenerator } from "@skillbox/core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 
 /** A metric reader the test collects from when it wants (no timer). */
 class CollectingReader extends MetricReader {
@@ -38,6 +38,8 @@ export interface RecordingTelemetry {
   spans(): ReadableSpan[];
   /** The ended spans named `name`. */
   named(name: string): ReadableSpan[];
+  /** The one ended span named `name` (the test fails unless there is exactly one). */
+  only(name: string): ReadableSpan;
   /** The span that is the parent of `span`, if it ended. */
   parentOf(span: ReadableSpan): ReadableSpan | undefined;
   /** The ended spans whose parent is `span`, in start order. */
@@ -97,6 +99,14 @@ export function installRecordingTelemetry(options: RecordingTelemetryOptions = {
     exporter,
     spans,
     named: (name) => spans().filter((span) => span.name === name),
+    only(name) {
+      const found = spans().filter((span) => span.name === name);
+      expect(
+        found.map((span) => span.name),
+        `one ended span named "${name}"`,
+      ).toEqual([name]);
+      return found[0]!;
+    },
     parentOf: (span) => spans().find((candidate) => candidate.spanContext().spanId === parentIdOf(span)),
     childrenOf,
     tree: (root) => render(root, 0).join("\n"),
@@ -114,6 +124,42 @@ export function installRecordingTelemetry(options: RecordingTelemetryOptions = {
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
     },
+  };
+}
+
+/**
+ * {@link installRecordingTelemetry} for the tests of the enclosing `describe` (or file): installed
+ * before the first, closed after the last, its spans forgotten before each test. Tests outside it
+ * (a "without an SDK" block before it, say) see no SDK.
+ */
+export function useRecordingTelemetry(options: RecordingTelemetryOptions = {}): RecordingTelemetry {
+  let installed: RecordingTelemetry | undefined;
+  beforeAll(() => {
+    installed = installRecordingTelemetry(options);
+  });
+  afterAll(async () => {
+    await installed?.close();
+    installed = undefined;
+  });
+  beforeEach(() => installed?.reset());
+  const current = (): RecordingTelemetry => {
+    if (installed === undefined)
+      throw new Error("useRecordingTelemetry(): the SDK is installed only while its tests run");
+    return installed;
+  };
+  return {
+    get exporter() {
+      return current().exporter;
+    },
+    spans: () => current().spans(),
+    named: (name) => current().named(name),
+    only: (name) => current().only(name),
+    parentOf: (span) => current().parentOf(span),
+    childrenOf: (span) => current().childrenOf(span),
+    tree: (root) => current().tree(root),
+    collect: () => current().collect(),
+    reset: () => current().reset(),
+    close: () => current().close(),
   };
 }
 

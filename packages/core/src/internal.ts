@@ -24,6 +24,7 @@ export {
 export { AsyncContextManager } from "./telemetry/async-context-manager.js";
 export { installSpanRelay, startRelayedTask } from "./telemetry/install-span-relay.js";
 export { installedTracerProvider } from "./telemetry/installed-tracer-provider.js";
+export { perMeterProvider } from "./telemetry/per-meter-provider.js";
 export {
   callContextAtBoundary,
   endRelayBoundary,

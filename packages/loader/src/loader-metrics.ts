@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { type Counter, type MeterProvider, metrics } from "@opentelemetry/api";
+import type { Counter } from "@opentelemetry/api";
+import { perMeterProvider } from "@skillbox/core/internal";
 
 /** What a hot reload did to one package: the loader event it announced, or `failed`. */
 export type ReloadOutcome = "loaded" | "reloaded" | "removed" | "failed";
@@ -8,28 +9,16 @@ export type ReloadOutcome = "loaded" | "reloaded" | "removed" | "failed";
 export type PackageKind = "skill" | "interceptor";
 
 interface LoaderInstruments {
-  /** The meter provider the instruments were made with. */
-  provider: MeterProvider;
   reloads: Counter;
   loadErrors: Counter;
 }
 
-let instruments: LoaderInstruments | undefined;
-
-/**
- * The loader's instruments on the global meter provider as it is now. The metrics API has no
- * proxy provider (unlike tracing): instruments made before an application installs its SDK would
- * stay no-ops, so they are made again when the global provider changes. Otherwise they are made
- * once; without an SDK each record is a no-op call.
- */
-function current(): LoaderInstruments {
-  const provider = metrics.getMeterProvider();
-  if (instruments?.provider === provider) return instruments;
+/** The loader's instruments on the global meter provider as it is now (see `perMeterProvider`). */
+const current = perMeterProvider((provider): LoaderInstruments => {
   // src/ and dist/ are both one level below the package root.
   const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
   const meter = provider.getMeter("@skillbox/loader", version);
-  instruments = {
-    provider,
+  return {
     reloads: meter.createCounter("skillbox.reloads", {
       description:
         "Packages a hot reload changed, by outcome (loaded, reloaded, removed, failed) and package kind",
@@ -41,8 +30,7 @@ function current(): LoaderInstruments {
       unit: "{package}",
     }),
   };
-  return instruments;
-}
+});
 
 /**
  * The loader's OpenTelemetry metrics (meter `@skillbox/loader`): `skillbox.reloads` counts what

@@ -1,11 +1,6 @@
 import { createRequire } from "node:module";
-import {
-  type Attributes,
-  type MeterProvider,
-  metrics,
-  type ObservableGauge,
-  type ObservableResult,
-} from "@opentelemetry/api";
+import type { Attributes, ObservableGauge, ObservableResult } from "@opentelemetry/api";
+import { perMeterProvider } from "@skillbox/core/internal";
 
 /** What the gauge reads of one warm pool. */
 export interface ObservedWarmPool {
@@ -19,7 +14,6 @@ const GAUGE_NAME = "skillbox.sandbox.warm_pool.sandboxes";
 
 /** The open pools of the process. */
 const pools = new Set<ObservedWarmPool>();
-let gauge: { provider: MeterProvider; instrument: ObservableGauge } | undefined;
 /** The attribute sets the gauge reported, by key: one whose pools all closed reads 0 from then on. */
 const reported = new Map<string, Attributes>();
 
@@ -57,14 +51,17 @@ export const warmPoolGauge = {
 
   /**
    * Registers the gauge with the global meter provider as it is now, when that is another one than
-   * before. The metrics API has no proxy provider: a gauge registered before the application
-   * installed its SDK would never be read. Cheap when nothing changed (one lookup).
+   * before (see `perMeterProvider`): a gauge registered before the application installed its SDK
+   * would never be read. Cheap when nothing changed (one lookup).
    */
   refresh(): void {
-    if (pools.size === 0) return;
-    const provider = metrics.getMeterProvider();
-    if (gauge?.provider === provider) return;
-    gauge?.instrument.removeCallback(observe);
+    if (pools.size > 0) registered();
+  },
+};
+
+/** The gauge, registered with the meter provider of the moment. */
+const registered = perMeterProvider(
+  (provider) => {
     // A new provider starts with no points.
     reported.clear();
     // src/ and dist/ are both one level below the package root.
@@ -74,6 +71,7 @@ export const warmPoolGauge = {
       unit: "{sandbox}",
     });
     instrument.addCallback(observe);
-    gauge = { provider, instrument };
+    return instrument;
   },
-};
+  (previous: ObservableGauge) => previous.removeCallback(observe),
+);

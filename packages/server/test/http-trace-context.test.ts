@@ -1,10 +1,7 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
-import { installRecordingTelemetry, type RecordingTelemetry } from "@skillbox/test-helpers/telemetry";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { describe, expect, it, vi } from "vitest";
 import { echoSkill, useTestApi } from "./http-test-api.js";
-
-/** A span the SDK recorded. */
-type ReadableSpan = ReturnType<RecordingTelemetry["spans"]>[number];
 
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 const CALLER_SPAN_ID = "b7ad6b7169203331";
@@ -29,21 +26,7 @@ describe("createHttpApp without an OpenTelemetry SDK", () => {
 });
 
 describe("createHttpApp with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(async () => {
-    await telemetry.close();
-  });
-  beforeEach(() => telemetry.reset());
-
-  /** The one ended span named `name`. */
-  function only(name: string): ReadableSpan {
-    const spans = telemetry.named(name);
-    expect(spans.map((span) => span.name)).toEqual([name]);
-    return spans[0]!;
-  }
+  const telemetry = useRecordingTelemetry();
 
   it("makes the request a SERVER span in the caller's trace, the parent of the execution", async () => {
     const api = await startApi();
@@ -55,7 +38,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
     });
 
     expect(response.status).toBe(200);
-    const server = only("POST /api/skills/:name/execute");
+    const server = telemetry.only("POST /api/skills/:name/execute");
     expect(server.kind).toBe(SpanKind.SERVER);
     expect(server.spanContext().traceId).toBe(TRACE_ID);
     expect(server.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
@@ -69,7 +52,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
       "http.response.status_code": 200,
     });
     expect(server.status.code).toBe(SpanStatusCode.UNSET);
-    const execution = only("execute_tool echo");
+    const execution = telemetry.only("execute_tool echo");
     expect(telemetry.parentOf(execution)).toBe(server);
     expect(execution.spanContext().traceId).toBe(TRACE_ID);
     const record = api.host.executor.getExecution(response.body.id);
@@ -87,8 +70,8 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
     });
 
     expect(response.body.status).toBe("success");
-    const server = only("POST /api/skills/:name/execute");
-    const execution = only("execute_tool echo");
+    const server = telemetry.only("POST /api/skills/:name/execute");
+    const execution = telemetry.only("execute_tool echo");
     expect(telemetry.parentOf(execution)).toBe(server);
     expect(api.host.executor.getExecution(response.body.id)?.traceId).toBe(TRACE_ID);
   });
@@ -98,7 +81,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
 
     await api.call("GET", "/health");
 
-    const server = only("GET /health");
+    const server = telemetry.only("GET /health");
     expect(server.parentSpanContext).toBeUndefined();
     expect(server.spanContext().traceId).not.toBe(TRACE_ID);
   });
@@ -109,10 +92,10 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
     expect((await api.call("GET", "/nowhere")).status).toBe(404);
     expect((await api.call("GET", "/api/skills")).status).toBe(401);
 
-    const notFound = only("GET");
+    const notFound = telemetry.only("GET");
     expect(notFound.attributes["http.route"]).toBeUndefined();
     expect(notFound.attributes["http.response.status_code"]).toBe(404);
-    const refused = only("GET /api/*");
+    const refused = telemetry.only("GET /api/*");
     expect(refused.attributes["http.response.status_code"]).toBe(401);
     expect(refused.status.code).toBe(SpanStatusCode.UNSET);
   });
@@ -125,7 +108,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
     const response = await api.call("POST", "/api/skills/echo/execute", { json: { input: { msg: "x" } } });
 
     expect(response.status).toBe(503);
-    const server = only("POST /api/skills/:name/execute");
+    const server = telemetry.only("POST /api/skills/:name/execute");
     expect(server.status.code).toBe(SpanStatusCode.ERROR);
     expect(server.attributes).toMatchObject({ "http.response.status_code": 503, "error.type": "503" });
   });
@@ -142,7 +125,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
 
     expect(text).toContain("event: finished");
     await vi.waitFor(() => expect(telemetry.named("GET /api/executions/:id/events")).toHaveLength(1));
-    const stream = only("GET /api/executions/:id/events");
+    const stream = telemetry.only("GET /api/executions/:id/events");
     expect(stream.spanContext().traceId).toBe(TRACE_ID);
     expect(stream.attributes["http.response.status_code"]).toBe(200);
   });
@@ -171,7 +154,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
     expect(telemetry.named("GET /api/executions/:id/events")).toHaveLength(0);
     controller.abort();
     await vi.waitFor(() => expect(telemetry.named("GET /api/executions/:id/events")).toHaveLength(1));
-    expect(only("GET /api/executions/:id/events").spanContext().traceId).toBe(TRACE_ID);
+    expect(telemetry.only("GET /api/executions/:id/events").spanContext().traceId).toBe(TRACE_ID);
     await api.call("POST", `/api/executions/${submitted.body.id}/cancel`, { json: {} });
   });
 });

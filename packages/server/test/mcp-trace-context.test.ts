@@ -4,9 +4,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
-import { installRecordingTelemetry, type RecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
 import { Hono } from "hono";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createMcpHttpHandler,
   createMcpServer,
@@ -14,9 +14,6 @@ import {
   type McpServerHandle,
 } from "../src/index.js";
 import { echoSkill, type TestApi, useTestApi } from "./http-test-api.js";
-
-/** A span the SDK recorded. */
-type ReadableSpan = ReturnType<RecordingTelemetry["spans"]>[number];
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN_ID = "00f067aa0ba902b7";
@@ -80,20 +77,7 @@ describe("MCP tools/call without an OpenTelemetry SDK", () => {
 });
 
 describe("MCP tools/call with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(async () => {
-    await telemetry.close();
-  });
-  beforeEach(() => telemetry.reset());
-
-  function only(name: string): ReadableSpan {
-    const spans = telemetry.named(name);
-    expect(spans.map((span) => span.name)).toEqual([name]);
-    return spans[0]!;
-  }
+  const telemetry = useRecordingTelemetry();
 
   it("makes the call a SERVER span under the _meta trace context, linked to the HTTP request's span", async () => {
     const { api, endpoint } = await startMcpApi();
@@ -107,7 +91,7 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
     });
 
     expect(result.structuredContent).toEqual({ echoed: "hi" });
-    const call = only("tools/call echo");
+    const call = telemetry.only("tools/call echo");
     expect(call.kind).toBe(SpanKind.SERVER);
     expect(call.spanContext().traceId).toBe(TRACE_ID);
     expect(call.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
@@ -123,10 +107,10 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
     });
     expect(call.status.code).toBe(SpanStatusCode.UNSET);
     await vi.waitFor(() => expect(telemetry.named("POST /mcp")).toHaveLength(1));
-    const http = only("POST /mcp");
+    const http = telemetry.only("POST /mcp");
     expect(http.spanContext().traceId).toBe("11111111111111111111111111111111");
     expect(call.links.map((link) => link.context.spanId)).toEqual([http.spanContext().spanId]);
-    const execution = only("execute_tool echo");
+    const execution = telemetry.only("execute_tool echo");
     expect(telemetry.parentOf(execution)).toBe(call);
     const record = api.host.executor.getExecution(executionIdOf(result));
     expect(record?.traceId).toBe(TRACE_ID);
@@ -140,9 +124,9 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
 
     const result = await client.callTool({ name: "echo", arguments: { msg: "hi" } });
 
-    const call = only("tools/call echo");
+    const call = telemetry.only("tools/call echo");
     await vi.waitFor(() => expect(telemetry.named("POST /mcp")).toHaveLength(1));
-    const http = only("POST /mcp");
+    const http = telemetry.only("POST /mcp");
     expect(http.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
     expect(telemetry.parentOf(call)).toBe(http);
     expect(call.links).toEqual([]);
@@ -170,10 +154,10 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
 
     await client.callTool({ name: "echo", arguments: { msg: "hi" } });
 
-    const call = only("tools/call echo");
+    const call = telemetry.only("tools/call echo");
     expect(call.spanContext().traceId).toBe(TRACE_ID);
     expect(call.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
-    expect(telemetry.parentOf(only("execute_tool echo"))).toBe(call);
+    expect(telemetry.parentOf(telemetry.only("execute_tool echo"))).toBe(call);
   });
 
   it("marks a failed tool result tool_error, and an unknown tool with its JSON-RPC code", async () => {
@@ -184,10 +168,10 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
 
     expect(failed.isError).toBe(true);
-    const call = only("tools/call fail");
+    const call = telemetry.only("tools/call fail");
     expect(call.status.code).toBe(SpanStatusCode.ERROR);
     expect(call.attributes["error.type"]).toBe("tool_error");
-    const unknown = only("tools/call");
+    const unknown = telemetry.only("tools/call");
     expect(unknown.status.code).toBe(SpanStatusCode.ERROR);
     expect(unknown.attributes).toMatchObject({
       "gen_ai.tool.name": "no_such_tool",
@@ -215,7 +199,7 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
       _meta: { traceparent: TRACEPARENT },
     });
 
-    const call = only("tools/call echo");
+    const call = telemetry.only("tools/call echo");
     expect(call.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
     expect(call.attributes["network.transport"]).toBeUndefined();
     expect(call.attributes["mcp.session.id"]).toBeUndefined();

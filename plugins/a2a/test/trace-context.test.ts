@@ -1,9 +1,5 @@
-import {
-  expectTraceparentOf,
-  installRecordingTelemetry,
-  type RecordingTelemetry,
-} from "@skillbox/test-helpers/telemetry";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { expectTraceparentOf, useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { afterEach, describe, expect, it } from "vitest";
 import { type SdkAgent, startSdkAgent } from "./helpers/sdk-agent.ts";
 import { useSendMessageHost } from "./helpers/send-message-host.ts";
 
@@ -40,11 +36,7 @@ describe("a2a.send-message without an OpenTelemetry SDK", () => {
 });
 
 describe("a2a.send-message with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(() => telemetry.close());
+  const telemetry = useRecordingTelemetry();
 
   it("sends the execution's traceparent on the card request and every JSON-RPC call", async () => {
     const agent = await startAgent();

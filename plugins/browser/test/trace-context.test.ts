@@ -1,10 +1,6 @@
-import {
-  expectTraceparentOf,
-  installRecordingTelemetry,
-  type RecordingTelemetry,
-} from "@skillbox/test-helpers/telemetry";
+import { expectTraceparentOf, useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
 import type { TemporaryHost } from "@skillbox/test-helpers/temporary-host";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { useBrowserTestBed } from "./helpers/browser-test-bed.ts";
 import type { PageHandler, PageServer } from "./helpers/page-server.ts";
 
@@ -91,11 +87,7 @@ describe("browser skills without an OpenTelemetry SDK", () => {
 });
 
 describe("browser skills with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(() => telemetry.close());
+  const telemetry = useRecordingTelemetry();
 
   it("send the traceparent on the navigation only: not to sub-resources, frames or third parties", async () => {
     const host = await hostAllowingBoth();

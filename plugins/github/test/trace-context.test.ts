@@ -1,9 +1,5 @@
-import {
-  expectTraceparentOf,
-  installRecordingTelemetry,
-  type RecordingTelemetry,
-} from "@skillbox/test-helpers/telemetry";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { expectTraceparentOf, useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { afterEach, describe, expect, it } from "vitest";
 import { type FakeGithub, sendJson, serveJson, serveList } from "./helpers/fake-github.ts";
 import {
   contributorJson,
@@ -101,11 +97,7 @@ describe("github skills without an OpenTelemetry SDK", () => {
 });
 
 describe("github skills with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(() => telemetry.close());
+  const telemetry = useRecordingTelemetry();
 
   it("covers every member", () => {
     expect(Object.keys(CALLS).sort()).toEqual(Object.keys(MEMBERS).sort());

@@ -1,10 +1,6 @@
 import { context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
-import {
-  expectTraceparentOf,
-  installRecordingTelemetry,
-  type RecordingTelemetry,
-} from "@skillbox/test-helpers/telemetry";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectTraceparentOf, useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { describe, expect, it } from "vitest";
 import { useHttpRequestTestBed } from "./helpers/http-request-test-bed.js";
 
 const { serve, hostWith, request } = useHttpRequestTestBed({ settings: { allowPrivate: ["127.0.0.1"] } });
@@ -24,11 +20,7 @@ describe("http-request without an OpenTelemetry SDK", () => {
 });
 
 describe("http-request with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(() => telemetry.close());
+  const telemetry = useRecordingTelemetry();
 
   it("sends the traceparent of the attempt that made the request", async () => {
     const server = await serve();

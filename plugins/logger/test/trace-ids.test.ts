@@ -1,7 +1,7 @@
 import { context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
-import { installRecordingTelemetry, type RecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
 import { createTemporaryHost, type TemporaryHost } from "@skillbox/test-helpers/temporary-host";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import createLoggerInterceptor, { type ExecutionLogLine } from "../index.ts";
 
 const CALLER_TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
@@ -39,11 +39,7 @@ describe("logger plugin without an OpenTelemetry SDK", () => {
 });
 
 describe("logger plugin with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(() => telemetry.close());
+  const telemetry = useRecordingTelemetry();
 
   it("adds the trace id and the execution span's id to the line", async () => {
     const { host, lines } = hostWithLogger();

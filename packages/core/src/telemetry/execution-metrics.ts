@@ -3,14 +3,12 @@ import {
   type Counter,
   createNoopMeter,
   type Histogram,
-  type MeterProvider,
-  metrics,
   type UpDownCounter,
 } from "@opentelemetry/api";
+import { perMeterProvider } from "./per-meter-provider.js";
 
 /** The instruments of one meter provider. */
 interface Instruments {
-  provider: MeterProvider;
   /** No SDK: nothing is recorded, so no attributes are built either. */
   noop: boolean;
   executions: Counter;
@@ -24,19 +22,12 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 
 /**
  * The executor's metrics: executions by skill and status, their duration and queue wait, and
- * the executions under way. The metrics API has no proxy (a meter taken before an SDK is
- * installed stays a no-op), so the instruments are made again whenever the global provider changes.
+ * the executions under way (instruments made per meter provider, see {@link perMeterProvider}).
  */
 export class ExecutionMetrics {
-  private instruments: Instruments | undefined;
-
-  private current(): Instruments {
-    const provider = metrics.getMeterProvider();
-    const instruments = this.instruments;
-    if (instruments !== undefined && instruments.provider === provider) return instruments;
+  private readonly current = perMeterProvider((provider): Instruments => {
     const meter = provider.getMeter("@skillbox/core");
-    const made: Instruments = {
-      provider,
+    return {
       noop: meter === createNoopMeter(),
       executions: meter.createCounter("skillbox.executions", {
         description: "Executions that ended, by skill and final status",
@@ -57,9 +48,7 @@ export class ExecutionMetrics {
         unit: "{execution}",
       }),
     };
-    this.instruments = made;
-    return made;
-  }
+  });
 
   /** An execution starts running here. */
   started(skillName: string): void {

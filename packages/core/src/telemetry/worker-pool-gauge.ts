@@ -1,4 +1,5 @@
-import { type MeterProvider, metrics, type ObservableGauge, type ObservableResult } from "@opentelemetry/api";
+import type { ObservableGauge, ObservableResult } from "@opentelemetry/api";
+import { perMeterProvider } from "./per-meter-provider.js";
 
 /** What the gauge reads of one worker runtime. */
 export interface ObservedWorkerPool {
@@ -14,7 +15,6 @@ const IDLE = { "skillbox.worker_pool.state": "idle" };
 
 /** The open worker runtimes of the process. */
 const runtimes = new Set<ObservedWorkerPool>();
-let gauge: { provider: MeterProvider; instrument: ObservableGauge } | undefined;
 
 function observe(result: ObservableResult): void {
   let busy = 0;
@@ -34,8 +34,8 @@ function observe(result: ObservableResult): void {
 /**
  * The process's one `skillbox.worker_pool.threads` gauge (meter `@skillbox/core`): the threads
  * of every open worker runtime, by `skillbox.worker_pool.state` (`busy`: running a task, `idle`).
- * Registered once per meter provider: the metrics API has no proxy, so {@link refresh} registers
- * it again with an SDK installed after the runtime was made.
+ * Registered once per meter provider (see `perMeterProvider`): {@link refresh} registers it again
+ * with an SDK installed after the runtime was made.
  */
 export const workerPoolGauge = {
   /** Counts `runtime` from now on. */
@@ -51,14 +51,19 @@ export const workerPoolGauge = {
 
   /** Registers the gauge with the global meter provider when that changed; one lookup otherwise. */
   refresh(): void {
-    const provider = metrics.getMeterProvider();
-    if (gauge?.provider === provider) return;
-    gauge?.instrument.removeCallback(observe);
+    registered();
+  },
+};
+
+/** The gauge, registered with the meter provider of the moment. */
+const registered = perMeterProvider(
+  (provider) => {
     const instrument = provider.getMeter("@skillbox/core").createObservableGauge(GAUGE_NAME, {
       description: "Worker threads alive, by whether a task runs on them",
       unit: "{thread}",
     });
     instrument.addCallback(observe);
-    gauge = { provider, instrument };
+    return instrument;
   },
-};
+  (previous: ObservableGauge) => previous.removeCallback(observe),
+);

@@ -1,15 +1,10 @@
 import { context, ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
 import { defineInterceptor, SkillboxError } from "@skillbox/core";
-import { installRecordingTelemetry, type RecordingTelemetry } from "@skillbox/test-helpers/telemetry";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { describe, expect, it } from "vitest";
 import { registerSkill, useTemporaryHosts } from "../executor/executor-test-bed.js";
 
-let telemetry: RecordingTelemetry;
-beforeAll(() => {
-  telemetry = installRecordingTelemetry();
-});
-afterAll(() => telemetry.close());
-beforeEach(() => telemetry.reset());
+const telemetry = useRecordingTelemetry();
 
 const newHost = useTemporaryHosts();
 

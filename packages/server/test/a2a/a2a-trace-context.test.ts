@@ -6,8 +6,8 @@ import {
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
-import { installRecordingTelemetry, type RecordingTelemetry } from "@skillbox/test-helpers/telemetry";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { type RecordingTelemetry, useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import { describe, expect, it, vi } from "vitest";
 import { messageRequest, testSkill, useA2aTestServer } from "./a2a-test-server.js";
 
 /** A span the SDK recorded. */
@@ -49,14 +49,7 @@ describe("A2A without an OpenTelemetry SDK", () => {
 });
 
 describe("A2A with an OpenTelemetry SDK", () => {
-  let telemetry: RecordingTelemetry;
-  beforeAll(() => {
-    telemetry = installRecordingTelemetry();
-  });
-  afterAll(async () => {
-    await telemetry.close();
-  });
-  beforeEach(() => telemetry.reset());
+  const telemetry = useRecordingTelemetry();
 
   /** The one ended SERVER span of the JSON-RPC method (the HTTP request's span is `POST /a2a`). */
   function rpcSpan(): ReadableSpan {
