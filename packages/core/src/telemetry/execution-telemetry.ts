@@ -63,7 +63,7 @@ export class ExecutionTelemetry {
     const attributes: Attributes = {
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": skill.name,
-      "gen_ai.tool.call.id": start.toolCallId ?? start.executionId,
+      "gen_ai.tool.call.id": boundedCallId(start.toolCallId) ?? start.executionId,
       "gen_ai.tool.type": "function",
       "skillbox.execution.id": start.executionId,
       "skillbox.skill.version": skill.version,
@@ -126,4 +126,12 @@ export class ExecutionTelemetry {
     }
     return this.tracer;
   }
+}
+
+/** Longest tool call id kept as an attribute: a model's ids are short; a longer one is cut. */
+const MAX_CALL_ID = 256;
+
+function boundedCallId(id: string | undefined): string | undefined {
+  if (id === undefined || id === "") return undefined;
+  return id.length > MAX_CALL_ID ? id.slice(0, MAX_CALL_ID) : id;
 }
