@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { type Context, context as otelContext } from "@opentelemetry/api";
+import { type Context, context as otelContext, ROOT_CONTEXT } from "@opentelemetry/api";
 import { executionStatusForCode } from "../errors/error-catalogue.js";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { InterceptorChain } from "../interceptors/interceptor-chain.js";
@@ -8,6 +8,7 @@ import { isPromiseLike } from "../is-promise-like.js";
 import type { SkillRuntime } from "../runtime/skill-runtime.js";
 import type { ExecutionSpan } from "../telemetry/execution-span.js";
 import type { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
+import { codeOf } from "../telemetry/mark-failed.js";
 import type {
   ExecuteOptions,
   ExecutionApproval,
@@ -240,12 +241,13 @@ export class ExecutionRun implements RetriedRun {
     });
     try {
       this.pass = services.interceptors.open(skill, this.context, services.reportFinishFailure, this.span);
+      // Checked before audit hooks and the row: both would walk the value recursively.
+      this.overDeepInput = findOverDeepPath(request.input, services.maxNestingDepth, "input");
     } catch (error) {
-      this.span?.end({ status: "error", error: null, attempts: 0 });
+      // A throwing `match` predicate or input getter: the run never starts to end its span.
+      this.span?.abandon(error, 0);
       throw error;
     }
-    // Checked before audit hooks and the row: both would walk the value recursively.
-    this.overDeepInput = findOverDeepPath(request.input, services.maxNestingDepth, "input");
     this.storedInput =
       this.overDeepInput === undefined
         ? this.pass.audit("input", request.input)
@@ -305,6 +307,7 @@ export class ExecutionRun implements RetriedRun {
     if (resume !== undefined && resume.approval === null && metrics !== undefined)
       metrics.dequeued(this.skill.name, Date.now() - resume.createdAt);
     let paused: SkillExecution | undefined;
+    let failure: unknown;
     try {
       const rowid = await this.start();
       const outcome =
@@ -315,13 +318,20 @@ export class ExecutionRun implements RetriedRun {
       this.services.durable.settleProgress(this);
       if (outcome.approval !== undefined) paused = this.pause(rowid, outcome.approval);
       else await this.finish(rowid, outcome);
+    } catch (error) {
+      // Its row could not be written: no outcome ended the span (one that did stays as it ended).
+      failure = error;
+      this.span?.abandon(error, this.totalAttempts);
+      throw error;
     } finally {
       running.remove(token);
       const { record } = this;
+      // Still `running`: the run failed before it had an outcome.
+      const unfinished = record.status === "running";
       metrics?.stopped(
         this.skill.name,
-        record.status,
-        record.error?.code,
+        unfinished ? "error" : record.status,
+        unfinished ? codeOf(failure) : record.error?.code,
         paused === undefined ? (record.duration ?? 0) : undefined,
       );
     }
@@ -533,7 +543,12 @@ export class ExecutionRun implements RetriedRun {
       depth: context.depth,
       resolveHandler: () => services.resolveHandler(skill),
     };
-    if (this.span === undefined) return runtime.run(request);
+    if (this.span === undefined) {
+      // `telemetry: false` under a caller's trace: the runtime must not trace either (a worker's
+      // dispatch span, relayed spans), so it runs outside any trace.
+      if (!this.services.telemetry.enabled) return otelContext.with(ROOT_CONTEXT, () => runtime.run(request));
+      return runtime.run(request);
+    }
     // The attempt's span is the active one while it runs: spans the runtime and the handler make
     // nest under it, and `ctx.call` and `ctx.traceHeaders()` continue from it.
     return otelContext.with(this.span.startAttempt(attempt), () => runtime.run(request));

@@ -39,6 +39,7 @@ export class ExecutionSpan implements InterceptorPhases {
   readonly context: Context;
   private attemptSpan: Span | undefined;
   private backoffSpan: Span | undefined;
+  private ended = false;
 
   constructor(
     private readonly tracer: Tracer,
@@ -94,6 +95,8 @@ export class ExecutionSpan implements InterceptorPhases {
 
   /** Ends the span with the execution's outcome (and any child left open by a cancellation). */
   end(outcome: ExecutionSpanEnd): void {
+    if (this.ended) return;
+    this.ended = true;
     const { span } = this;
     this.endBackoff();
     this.endAttempt();
@@ -113,6 +116,16 @@ export class ExecutionSpan implements InterceptorPhases {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
     }
     span.end();
+  }
+
+  /**
+   * Ends the span of an execution that failed outside its phases — before it could run (its
+   * input unreadable, its row unwritable) — with that error; a span that ended already stays as it is.
+   */
+  abandon(error: unknown, attempts: number): void {
+    if (this.ended) return;
+    markFailed(this.span, error);
+    this.end({ status: "error", error: null, attempts });
   }
 
   private endBackoff(): void {

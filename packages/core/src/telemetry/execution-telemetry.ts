@@ -36,7 +36,8 @@ export class ExecutionTelemetry {
   readonly metrics: ExecutionMetrics | undefined;
   readonly recordInputs: boolean;
   readonly recordOutputs: boolean;
-  private readonly enabled: boolean;
+  /** False with `telemetry: false`: no spans, no metrics. */
+  readonly enabled: boolean;
   private provider: TracerProvider | undefined;
   private tracer: Tracer | undefined;
 

@@ -4,13 +4,13 @@ import {
   context,
   type Span,
   SpanKind,
-  SpanStatusCode,
   type Tracer,
   trace,
 } from "@opentelemetry/api";
+import { markFailed } from "./mark-failed.js";
 import { replayRelayedSpans } from "./replay-relayed-spans.js";
 import { randomSpanId, withIdHint } from "./skillbox-id-generator.js";
-import type { RelayedSpans } from "./span-relay.js";
+import { DEFAULT_SPAN_RELAY_LIMITS, type RelayedSpans } from "./span-relay.js";
 import { formatTraceparent, parseTraceparent } from "./trace-context-propagator.js";
 
 /**
@@ -73,23 +73,21 @@ export function replayAtBoundary(
   relayed: RelayedSpans | undefined,
 ): void {
   if (relayed === undefined) return;
-  replayRelayedSpans(tracer, relayed.spans, boundary.context);
-  if (relayed.dropped > 0) boundary.span.setAttribute("skillbox.telemetry.spans_dropped", relayed.dropped);
+  // The far side's relay keeps this many, but a sandboxed handler can write its own result line:
+  // the host bounds what it replays (and how deep the replay's parent chain goes) itself.
+  const { maxSpans } = DEFAULT_SPAN_RELAY_LIMITS;
+  const { spans } = relayed;
+  replayRelayedSpans(tracer, spans.length > maxSpans ? spans.slice(0, maxSpans) : spans, boundary.context);
+  const dropped = relayed.dropped + Math.max(spans.length - maxSpans, 0);
+  if (dropped > 0) boundary.span.setAttribute("skillbox.telemetry.spans_dropped", dropped);
 }
 
 /**
- * Ends the boundary's span (or any span of the crossing, such as `sandbox start`), with status
- * ERROR and the error's code as `error.type` when the crossing failed.
+ * Ends the boundary's span (or any span of the crossing, such as `sandbox start`), marked failed
+ * (see `markFailed`) when the crossing failed.
  */
 export function endRelayBoundary(boundary: Pick<RelayBoundary, "span">, error?: unknown): void {
-  if (error !== undefined) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code === "string") boundary.span.setAttribute("error.type", code);
-    boundary.span.setStatus({
-      code: SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message : String(error),
-    });
-  }
+  if (error !== undefined) markFailed(boundary.span, error);
   boundary.span.end();
 }
 

@@ -142,7 +142,11 @@ describe("worker executions in a trace", () => {
   });
 
   function newHost(): TemporaryHost {
-    const host = createTemporaryHost({ worker: { maxThreads: 2 } });
+    return newHostWith({});
+  }
+
+  function newHostWith(options: { telemetry?: false }) {
+    const host = createTemporaryHost({ worker: { maxThreads: 2 }, ...options });
     hosts.push(host);
     return host;
   }
@@ -176,6 +180,19 @@ describe("worker executions in a trace", () => {
     expect(telemetry.named("handler span")[0]?.spanContext().spanId).toBe(
       (execution.output as TracedOutput).spanId,
     );
+  });
+
+  it("traces nothing of a host with telemetry off, even under a caller's recording span", async () => {
+    const host = newHostWith({ telemetry: false });
+    register(host, "traced", TRACED_HANDLER);
+    const caller = trace.getTracer("test").startSpan("caller");
+    const execution = await context.with(trace.setSpan(ROOT_CONTEXT, caller), () =>
+      host.executor.execute("traced", { message: "hi" }),
+    );
+    caller.end();
+    expect(execution).toMatchObject({ status: "success", traceId: null, spanId: null });
+    // No dispatch span, no relayed span: only the caller's own.
+    expect(telemetry.spans().map((span) => span.name)).toEqual(["caller"]);
   });
 
   it("makes a worker's nested ctx.call a child of the worker span it was called in", async () => {

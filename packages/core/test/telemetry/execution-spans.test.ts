@@ -1,6 +1,7 @@
 import { context, ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
 import { defineInterceptor, SkillboxError } from "@skillbox/core";
 import { useRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { registerSkill, useTemporaryHosts } from "../executor/executor-test-bed.js";
 
@@ -301,5 +302,47 @@ describe("execution metrics", () => {
         point.name === "skillbox.executions.active" && point.attributes["gen_ai.tool.name"] === "counted",
     );
     expect(active?.value).toBe(0);
+  });
+});
+
+describe("execute_tool spans of executions that never run", () => {
+  it("ends the span of an execution whose input throws when it is read", async () => {
+    const host = newHost();
+    registerSkill(host, { name: "echo" });
+    host.executor.registerHandler("echo", (input) => input);
+    const input = {
+      get broken(): never {
+        throw new Error("input getter failed");
+      },
+    };
+    await expect(host.executor.execute("echo", input)).rejects.toThrow("input getter failed");
+    expect(executionSpan("echo").attributes["skillbox.status"]).toBe("error");
+  });
+
+  it("ends the span of an execution whose running row cannot be written", async () => {
+    const host = newHost();
+    registerSkill(host, { name: "refused" });
+    host.executor.registerHandler("refused", (input) => input);
+    const database = new Database(host.databasePath);
+    try {
+      database.exec(`
+        CREATE TRIGGER refuse_start BEFORE INSERT ON skill_executions
+        WHEN NEW.skill_name = 'refused'
+        BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+      `);
+    } finally {
+      database.close();
+    }
+    await expect(host.executor.execute("refused", {})).rejects.toMatchObject({ code: "DATABASE_ERROR" });
+    const span = executionSpan("refused");
+    expect(span.attributes["skillbox.status"]).toBe("error");
+    expect(span.attributes["skillbox.error.code"]).toBe("DATABASE_ERROR");
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    const counted = (await telemetry.collect()).filter(
+      (point) => point.name === "skillbox.executions" && point.attributes["gen_ai.tool.name"] === "refused",
+    );
+    expect(counted.map((point) => point.attributes)).toEqual([
+      { "gen_ai.tool.name": "refused", "skillbox.status": "error", "skillbox.error.code": "DATABASE_ERROR" },
+    ]);
   });
 });

@@ -13,6 +13,7 @@ import { createSkillboxIdGenerator } from "@skillbox/core";
 import {
   AsyncContextManager,
   callContextAtBoundary,
+  DEFAULT_SPAN_RELAY_LIMITS,
   endRelayBoundary,
   formatTraceparent,
   parseTraceparent,
@@ -226,6 +227,33 @@ describe("replaying relayed spans", () => {
       "error.type": "HANDLER_ERROR",
     });
     expect(dispatch?.status).toEqual({ code: SpanStatusCode.ERROR, message: "boom" });
+  });
+
+  it("replays no more spans than a relay keeps, however many the far side sent", () => {
+    telemetry = installRecordingTelemetry();
+    const { boundary, end } = hostBoundary();
+    const { traceId } = boundary.span.spanContext();
+    // A sandboxed handler may write its own result line: a long chain, each span the next's parent.
+    const spanIdOf = (index: number) => (index + 1).toString(16).padStart(16, "0");
+    const spans = Array.from({ length: DEFAULT_SPAN_RELAY_LIMITS.maxSpans + 100 }, (_, index) => ({
+      name: `far ${index}`,
+      kind: SpanKind.INTERNAL,
+      traceId,
+      spanId: spanIdOf(index),
+      ...(index === 0 ? {} : { parentSpanId: spanIdOf(index - 1) }),
+      startTime: [1, 0] as [number, number],
+      endTime: [2, 0] as [number, number],
+      attributes: {},
+      events: [],
+      status: { code: SpanStatusCode.UNSET },
+    }));
+    replayAtBoundary(trace.getTracer("test"), boundary, { spans, dropped: 1 });
+    endRelayBoundary(boundary);
+    end();
+    const replayed = telemetry.spans().filter((span) => span.name.startsWith("far "));
+    expect(replayed).toHaveLength(DEFAULT_SPAN_RELAY_LIMITS.maxSpans);
+    const [dispatch] = telemetry.named("worker dispatch");
+    expect(dispatch?.attributes["skillbox.telemetry.spans_dropped"]).toBe(101);
   });
 
   it("starts no boundary when nothing records", () => {
