@@ -109,17 +109,10 @@ afterEach(async () => {
 });
 
 /**
- * Environment of a served project: http-request may reach the loopback downstream server, and
- * no OpenTelemetry variable of the developer's shell leaks in.
+ * Environment of a served project: http-request may reach the loopback downstream server (the
+ * developer's own OTEL_* variables are cleared by cli-process).
  */
-const SERVE_ENVIRONMENT: Record<string, string | undefined> = {
-  SKILLBOX_HTTP_ALLOW_PRIVATE: "127.0.0.1",
-  ...Object.fromEntries(
-    Object.keys(process.env)
-      .filter((name) => name.startsWith("OTEL_"))
-      .map((name) => [name, undefined]),
-  ),
-};
+const SERVE_ENVIRONMENT: Record<string, string | undefined> = { SKILLBOX_HTTP_ALLOW_PRIVATE: "127.0.0.1" };
 
 /** Environment that asks `serve` to export to the receiver, in OTLP/JSON so the test can read it. */
 function exportEnvironment(): Record<string, string | undefined> {
@@ -303,21 +296,34 @@ describe("skillbox serve with only OTEL_EXPORTER_OTLP_ENDPOINT", { timeout: 90_0
   });
 });
 
+/** A loopback collector that refuses every export with 401 and a text answer, as one given a wrong API key does. */
+async function startRefusingCollector(): Promise<{ url: string; refused(): number; close(): Promise<void> }> {
+  let refused = 0;
+  const collector = createServer((request, response) => {
+    request.resume();
+    refused += 1;
+    response.writeHead(401, { "content-type": "text/plain" });
+    response.end("bad API key");
+  });
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+  const { port } = collector.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refused: () => refused,
+    close() {
+      collector.closeAllConnections();
+      return new Promise((resolve) => collector.close(() => resolve()));
+    },
+  };
+}
+
 describe("skillbox serve with a collector that refuses the exports", { timeout: 90_000 }, () => {
   it("logs the first failed export once, and still stops cleanly", async () => {
-    let refused = 0;
-    const collector = createServer((request, response) => {
-      request.resume();
-      refused += 1;
-      response.writeHead(401, { "content-type": "text/plain" });
-      response.end("bad API key");
-    });
-    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+    const collector = await startRefusingCollector();
     try {
-      const { port } = collector.address() as AddressInfo;
       const { server, url } = await startServe({
         ...exportEnvironment(),
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       });
       await execute(url, "echo", { msg: "one" });
       await server.waitForOutput(
@@ -326,11 +332,31 @@ describe("skillbox serve with a collector that refuses the exports", { timeout: 
       await execute(url, "echo", { msg: "two" });
       const stopped = await server.stop();
       expect(stopped.code).toBe(0);
-      expect(refused).toBeGreaterThan(1);
+      expect(collector.refused()).toBeGreaterThan(1);
       expect(stopped.stdout.match(/export failed/g)).toHaveLength(1);
     } finally {
-      collector.closeAllConnections();
-      await new Promise((resolve) => collector.close(resolve));
+      await collector.close();
+    }
+  });
+
+  it("names the HTTP status and the collector's answer when a metrics export fails", async () => {
+    // Metrics only: the metric reader re-wraps an export error as text, dropping both.
+    const collector = await startRefusingCollector();
+    try {
+      const { server } = await startServe({
+        ...exportEnvironment(),
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_TRACES_EXPORTER: "none",
+      });
+      await server.waitForOutput(/telemetry\s+export failed: /);
+      const stopped = await server.stop();
+      expect(stopped.code).toBe(0);
+      expect(stopped.stdout).toMatch(
+        /telemetry\s+export failed: HTTP 401 Unauthorized: bad API key \(check the collector/,
+      );
+      expect(stopped.stdout.match(/export failed/g)).toHaveLength(1);
+    } finally {
+      await collector.close();
     }
   });
 });

@@ -23,7 +23,7 @@ export {
 } from "./schemas.js";
 export { AsyncContextManager } from "./telemetry/async-context-manager.js";
 export { installSpanRelay, startRelayedTask } from "./telemetry/install-span-relay.js";
-export { installedTracerProvider } from "./telemetry/installed-tracer-provider.js";
+export { installedTracer } from "./telemetry/installed-tracer-provider.js";
 export { perMeterProvider } from "./telemetry/per-meter-provider.js";
 export {
   callContextAtBoundary,

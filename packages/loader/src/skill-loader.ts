@@ -207,8 +207,9 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     let outcome: AppliedPlan;
     try {
       outcome = this.applier.apply(plan, (failed) => {
-        loaderMetrics.reload("failed", this.kindOf(failed.root));
-        this.emitError(failed);
+        const kind = this.kindOf(failed.root);
+        loaderMetrics.reload("failed", kind);
+        this.emitError(failed, kind);
       });
     } finally {
       this.applyingSync = false;
@@ -380,8 +381,9 @@ export class SkillLoader extends EventEmitter<SkillLoaderEvents> {
     );
   }
 
-  private emitError(failed: FailedPackage): void {
-    loaderMetrics.loadError(this.kindOf(failed.root), failed.code);
+  /** Reports `failed` (and counts it); `kind` when the caller already knows it, as a sync's failure does. */
+  private emitError(failed: FailedPackage, kind: PackageKind = this.kindOf(failed.root)): void {
+    loaderMetrics.loadError(kind, failed.code);
     // An `error` event without a listener would throw: a loader never takes its host down.
     if (this.listenerCount("error") > 0) this.emit("error", failed);
   }

@@ -1,5 +1,6 @@
-import { context as otelContext, propagation, trace } from "@opentelemetry/api";
+import { trace } from "@opentelemetry/api";
 import { type Skill, SkillboxError, type SkillContext, type SkillRuntime } from "@skillbox/core";
+import { traceHeaders } from "@skillbox/core/handler-module";
 import { endRelayBoundary, isTracing, startRelayBoundary } from "@skillbox/core/internal";
 import { sandboxRunner } from "./default-sandbox-runner.js";
 import { planHandlerSandbox } from "./handler-sandbox-plan.js";
@@ -34,8 +35,7 @@ export interface ContainerRuntime extends SkillRuntime {
 
 /** The W3C headers of the active span as environment variables (`TRACEPARENT`, `TRACESTATE`). */
 function commandTraceEnv(): Record<string, string> {
-  const headers: Record<string, string> = {};
-  propagation.inject(otelContext.active(), headers);
+  const headers = traceHeaders();
   const env: Record<string, string> = {};
   if (headers.traceparent !== undefined) env.TRACEPARENT = headers.traceparent;
   if (headers.tracestate !== undefined) env.TRACESTATE = headers.tracestate;
@@ -115,6 +115,11 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
     pools.delete(skill.id);
     if (size === 0) return undefined;
     const plan = await planFor(skill);
+    // Another caller may have made the pool while this one waited for the plan: one pool a skill,
+    // or the other's warm sandboxes would never be taken nor closed (and the gauge count them).
+    const made = pools.get(skill.id);
+    if (made?.key === key) return made.pool;
+    if (made !== undefined) void made.pool.close();
     const pool = new WarmPool(
       size,
       async () => {

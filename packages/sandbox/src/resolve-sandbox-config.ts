@@ -5,6 +5,9 @@ import type { ResolvedSandboxConfig, SandboxConfig } from "./sandbox-types.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Most bytes kept of stdout and of stderr each when a config sets no `maxOutputBytes`. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
 const sandboxConfigSchema = z.strictObject({
   cpus: z.number().positive().optional(),
   memoryMb: z.number().int().min(6, "must be at least 6 (MiB); engines refuse less").optional(),
@@ -19,11 +22,7 @@ const sandboxConfigSchema = z.strictObject({
     .regex(/^\d+(:\d+)?$/, 'must be "uid" or "uid:gid" in numbers, such as "65534:65534"')
     .default("65534:65534"),
   stdin: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
-  maxOutputBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024),
+  maxOutputBytes: z.number().int().positive().default(DEFAULT_MAX_OUTPUT_BYTES),
   mounts: z
     .array(
       z.strictObject({

@@ -15,6 +15,7 @@ import {
   type SerializedError,
 } from "@skillbox/core/internal";
 import { missingImageError } from "./missing-image-error.js";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "./resolve-sandbox-config.js";
 import type { SandboxConfig, SandboxResult } from "./sandbox-types.js";
 import type { StartedSandbox } from "./started-sandbox.js";
 
@@ -38,8 +39,6 @@ interface ResultLine {
   spans?: RelayedSpans;
 }
 
-/** The sandbox's output limit when its config sets none (resolve-sandbox-config.ts's default). */
-const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** How much of stderr an error message quotes. */
 const STDERR_TAIL_BYTES = 2_000;
 /** podman and docker exit with 125 when the engine itself fails (no such image, bad flag). */
@@ -253,7 +252,7 @@ export async function runSandboxJob(
     if (answer !== undefined) {
       // Printed before the answer, on stderr: they may still be on their way.
       if (answer.progressReports !== undefined) await sandbox.untilControlLines(answer.progressReports);
-      if (boundary !== undefined && answer.spans !== undefined) {
+      if (boundary !== undefined) {
         replayAtBoundary(trace.getTracer("@skillbox/sandbox"), boundary, answer.spans);
       }
       if (answer.ok) return answer.output;

@@ -159,4 +159,14 @@ describeWithEngine("createContainerRuntime warm pool gauge (bwrap)", bwrapRequir
     expect(await gaugePoints()).toMatchObject({ "marker@1.0.0": 0 });
     expect(await readyBySkill()).toEqual({});
   });
+
+  it("makes one pool for a skill first used by two callers at once", async () => {
+    const skill = host.registry.getSkill("marker");
+    if (skill === undefined) throw new Error("the marker fixture did not load");
+
+    await Promise.all([runtime.warmUp(skill), runtime.warmUp(skill)]);
+
+    // A second pool would warm a sandbox of its own that nothing ever takes or closes.
+    expect(await readyBySkill()).toEqual({ "marker@1.0.0": 1 });
+  });
 });

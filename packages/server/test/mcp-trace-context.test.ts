@@ -180,6 +180,17 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
     });
   });
 
+  it("keeps at most 256 characters of a tool name the client made up", async () => {
+    const { endpoint } = await startMcpApi();
+    const client = await connect(endpoint);
+    const name = "x".repeat(100_000);
+
+    await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(/Unknown tool/);
+
+    // A queued span holding the whole body would let callers fill the exporter's memory.
+    expect(telemetry.only("tools/call").attributes["gen_ai.tool.name"]).toBe("x".repeat(256));
+  });
+
   it("takes the _meta trace context on a transport without HTTP", async () => {
     const { api } = await startMcpApi();
     const handle: McpServerHandle = createMcpServer({

@@ -20,8 +20,10 @@ interface TraceExporterModule {
   OTLPTraceExporter: new (config: ExporterConfig) => import("@opentelemetry/sdk-trace-base").SpanExporter;
 }
 
+type PushMetricExporter = import("@opentelemetry/sdk-metrics").PushMetricExporter;
+
 interface MetricExporterModule {
-  OTLPMetricExporter: new (config: ExporterConfig) => import("@opentelemetry/sdk-metrics").PushMetricExporter;
+  OTLPMetricExporter: new (config: ExporterConfig) => PushMetricExporter;
 }
 
 /** The OTLP/HTTP exporters of one encoding, imported only when that encoding is used. */
@@ -52,33 +54,62 @@ export interface StartTelemetryOptions {
 }
 
 /**
- * The message of what the SDK's error handler logs: an error's own fields as JSON (an OTLP
- * export error has the HTTP status as `code` and the collector's answer as `data`), or text.
+ * An error's fields as one line: an OTLP export error has the HTTP status as `code` and the
+ * collector's answer as `data`. Undefined when there is no message to describe.
  */
+function describeError(fields: { message?: unknown; code?: unknown; data?: unknown }): string | undefined {
+  if (typeof fields.message !== "string") return undefined;
+  const status = /^\d{3}$/.test(String(fields.code)) ? `HTTP ${fields.code} ` : "";
+  const answer =
+    typeof fields.data === "string" && fields.data !== "" ? `: ${fields.data.slice(0, 200)}` : "";
+  return `${status}${fields.message}${answer}`;
+}
+
+/** The message of what the SDK's error handler logs: an error's own fields as JSON, or text. */
 function messageOf(logged: unknown): string {
   if (typeof logged !== "string") return String(logged);
   try {
-    const parsed = JSON.parse(logged) as { message?: unknown; code?: unknown; data?: unknown };
-    if (typeof parsed.message === "string") {
-      const status = /^\d{3}$/.test(String(parsed.code)) ? `HTTP ${parsed.code} ` : "";
-      const answer =
-        typeof parsed.data === "string" && parsed.data !== "" ? `: ${parsed.data.slice(0, 200)}` : "";
-      return `${status}${parsed.message}${answer}`;
-    }
+    const described = describeError(JSON.parse(logged) as { message?: unknown });
+    if (described !== undefined) return described;
   } catch {
-    // Not JSON: the text itself.
+    // Not JSON (or JSON null): the text itself.
   }
   return logged;
 }
 
-function reportFirstExportError(report: (message: string) => void): void {
+/** `report`, called for the first message only. */
+function once(report: (message: string) => void): (message: string) => void {
   let reported = false;
+  return (message) => {
+    if (reported) return;
+    reported = true;
+    report(message);
+  };
+}
+
+/**
+ * Reports a failed export of `exporter` itself: the periodic metric reader passes the error on
+ * re-worded as text, without the HTTP status and the collector's answer.
+ */
+function reportingFailures<Exporter extends PushMetricExporter>(
+  exporter: Exporter,
+  report: (message: string) => void,
+): Exporter {
+  const exportMetrics = exporter.export.bind(exporter);
+  exporter.export = (metrics, resultCallback) =>
+    exportMetrics(metrics, (result) => {
+      if (result.error !== undefined) report(describeError(result.error) ?? String(result.error));
+      resultCallback(result);
+    });
+  return exporter;
+}
+
+/** Sends what the SDK logs at error level (a failed trace export among it) to `report`. */
+function reportErrorsLogged(report: (message: string) => void): void {
   const ignore = () => {};
   diag.setLogger(
     {
       error(message: string, ...details: unknown[]) {
-        if (reported) return;
-        reported = true;
         report([messageOf(message), ...details.map(messageOf)].join(" "));
       },
       warn: ignore,
@@ -90,13 +121,15 @@ function reportFirstExportError(report: (message: string) => void): void {
   );
 }
 
-/** Where the signals go, for the log: `traces and metrics (http/json) to http://127.0.0.1:4318`. */
+/**
+ * Where the signals go, for the log: `OpenTelemetry: traces to http://127.0.0.1:4318/v1/traces
+ * (http/json), metrics to http://127.0.0.1:4318/v1/metrics (http/json) as service "skillbox"`.
+ */
 function summarize(settings: TelemetrySettings): string {
-  const exports = [
-    settings.traces === undefined ? undefined : { name: "traces", ...settings.traces },
-    settings.metrics === undefined ? undefined : { name: "metrics", ...settings.metrics },
-  ].filter((entry) => entry !== undefined);
-  const parts = exports.map((entry) => `${entry.name} to ${entry.url} (${entry.protocol})`);
+  const parts = (["traces", "metrics"] as const).flatMap((signal) => {
+    const target = settings[signal];
+    return target === undefined ? [] : [`${signal} to ${target.url} (${target.protocol})`];
+  });
   const service = settings.serviceName === undefined ? "" : ` as service "${settings.serviceName}"`;
   return `OpenTelemetry: ${parts.join(", ")}${service}`;
 }
@@ -117,6 +150,11 @@ export async function startTelemetry(
     import("@opentelemetry/sdk-trace-base"),
     import("@opentelemetry/sdk-metrics"),
   ]);
+  // The SDK registers its own diagnostics logger when OTEL_LOG_LEVEL is set; leave that one alone.
+  const reportError =
+    options.onExportError !== undefined && !process.env.OTEL_LOG_LEVEL?.trim()
+      ? once(options.onExportError)
+      : undefined;
   const headers = settings.headers === undefined ? {} : { headers: settings.headers };
   const spanProcessors = [];
   if (settings.traces !== undefined) {
@@ -129,9 +167,10 @@ export async function startTelemetry(
   if (settings.metrics !== undefined) {
     const { metrics } = await exportersFor(settings.metrics.protocol);
     const intervalMs = settings.metrics.intervalMs;
+    const exporter = new metrics.OTLPMetricExporter({ url: settings.metrics.url, ...headers });
     metricReaders.push(
       new PeriodicExportingMetricReader({
-        exporter: new metrics.OTLPMetricExporter({ url: settings.metrics.url, ...headers }),
+        exporter: reportError === undefined ? exporter : reportingFailures(exporter, reportError),
         exportIntervalMillis: intervalMs,
         // The SDK refuses a timeout longer than the interval.
         exportTimeoutMillis: Math.min(30_000, intervalMs),
@@ -149,10 +188,7 @@ export async function startTelemetry(
     idGenerator: createSkillboxIdGenerator(),
   });
   sdk.start();
-  const { onExportError } = options;
-  // The SDK registers its own diagnostics logger when OTEL_LOG_LEVEL is set; leave that one alone.
-  if (onExportError !== undefined && !process.env.OTEL_LOG_LEVEL?.trim())
-    reportFirstExportError(onExportError);
+  if (reportError !== undefined) reportErrorsLogged(reportError);
   let stopping: Promise<void> | undefined;
   return {
     summary: summarize(settings),

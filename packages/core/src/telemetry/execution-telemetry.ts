@@ -5,12 +5,11 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   type Tracer,
-  type TracerProvider,
 } from "@opentelemetry/api";
 import type { Skill, SkillExecution } from "../types.js";
 import { ExecutionMetrics } from "./execution-metrics.js";
 import { ExecutionSpan } from "./execution-span.js";
-import { installedTracerProvider } from "./installed-tracer-provider.js";
+import { installedTracer } from "./installed-tracer-provider.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
 
 /** What an execution's span says about it from the start. */
@@ -38,8 +37,6 @@ export class ExecutionTelemetry {
   readonly recordOutputs: boolean;
   /** False with `telemetry: false`: no spans, no metrics. */
   readonly enabled: boolean;
-  private provider: TracerProvider | undefined;
-  private tracer: Tracer | undefined;
 
   constructor(options: TelemetryOptions | false | undefined) {
     this.enabled = options !== false;
@@ -117,15 +114,7 @@ export class ExecutionTelemetry {
 
   /** The tracer of the installed SDK; undefined when telemetry is off or no SDK is installed. */
   private currentTracer(): Tracer | undefined {
-    if (!this.enabled) return undefined;
-    const delegate = installedTracerProvider();
-    if (delegate === undefined) return undefined;
-    // The provider changes when an SDK is installed or replaced (tests do both): the tracer with it.
-    if (delegate !== this.provider) {
-      this.provider = delegate;
-      this.tracer = delegate.getTracer("@skillbox/core");
-    }
-    return this.tracer;
+    return this.enabled ? installedTracer("@skillbox/core") : undefined;
   }
 }
 

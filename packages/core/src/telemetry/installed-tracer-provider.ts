@@ -1,4 +1,4 @@
-import { ProxyTracerProvider, type TracerProvider, trace } from "@opentelemetry/api";
+import { ProxyTracerProvider, type Tracer, type TracerProvider, trace } from "@opentelemetry/api";
 
 /** The provider a proxy hands out while no SDK is installed (the API's no-op singleton). */
 const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
@@ -9,11 +9,28 @@ const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
  * API or another's) until an SDK hands it a delegate; looked up per call, since an application
  * may install its SDK after Skillbox started (and a test installs and removes one).
  */
-export function installedTracerProvider(): TracerProvider | undefined {
+function installedTracerProvider(): TracerProvider | undefined {
   const provider = trace.getTracerProvider() as TracerProvider & { getDelegate?: () => TracerProvider };
   const delegate = typeof provider.getDelegate === "function" ? provider.getDelegate() : provider;
   // Another copy of the API has a no-op provider of its own: known by its class.
   return delegate === NOOP_TRACER_PROVIDER || delegate.constructor?.name === "NoopTracerProvider"
     ? undefined
     : delegate;
+}
+
+/** The tracer of each name, with the provider it came from. */
+const tracers = new Map<string, { provider: TracerProvider; tracer: Tracer }>();
+
+/**
+ * The tracer `name` (at `version`) of the installed SDK, or undefined while there is none (see
+ * {@link installedTracerProvider}); made once per provider.
+ */
+export function installedTracer(name: string, version?: string): Tracer | undefined {
+  const provider = installedTracerProvider();
+  if (provider === undefined) return undefined;
+  const known = tracers.get(name);
+  if (known?.provider === provider) return known.tracer;
+  const tracer = provider.getTracer(name, version);
+  tracers.set(name, { provider, tracer });
+  return tracer;
 }

@@ -10,7 +10,7 @@ import {
 import { markFailed } from "./mark-failed.js";
 import { replayRelayedSpans } from "./replay-relayed-spans.js";
 import { randomSpanId, withIdHint } from "./skillbox-id-generator.js";
-import { DEFAULT_SPAN_RELAY_LIMITS, type RelayedSpans } from "./span-relay.js";
+import { DEFAULT_SPAN_RELAY_LIMITS, type RelayedSpan, type RelayedSpans } from "./span-relay.js";
 import { formatTraceparent, parseTraceparent } from "./trace-context-propagator.js";
 
 /**
@@ -74,11 +74,14 @@ export function replayAtBoundary(
 ): void {
   if (relayed === undefined) return;
   // The far side's relay keeps this many, but a sandboxed handler can write its own result line:
-  // the host bounds what it replays (and how deep the replay's parent chain goes) itself.
+  // the host bounds what it replays (and how deep the replay's parent chain goes) itself, and
+  // replays only spans of the relay's shape (a malformed one would throw in the middle of it).
   const { maxSpans } = DEFAULT_SPAN_RELAY_LIMITS;
-  const { spans } = relayed;
-  replayRelayedSpans(tracer, spans.length > maxSpans ? spans.slice(0, maxSpans) : spans, boundary.context);
-  const dropped = relayed.dropped + Math.max(spans.length - maxSpans, 0);
+  const sent: unknown[] = Array.isArray(relayed.spans) ? relayed.spans : [];
+  const kept = sent.slice(0, maxSpans).filter(isRelayedSpan);
+  replayRelayedSpans(tracer, kept, boundary.context);
+  const reported = Number.isSafeInteger(relayed.dropped) && relayed.dropped > 0 ? relayed.dropped : 0;
+  const dropped = reported + sent.length - kept.length;
   if (dropped > 0) boundary.span.setAttribute("skillbox.telemetry.spans_dropped", dropped);
 }
 
@@ -104,4 +107,47 @@ export function callContextAtBoundary(
   if (!boundary.idsKept || traceparent === undefined) return boundary.context;
   const remote = parseTraceparent(traceparent, tracestate);
   return remote === undefined ? boundary.context : trace.setSpanContext(boundary.context, remote);
+}
+
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+
+function isHrTime(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 2 && value.every((part) => Number.isFinite(part));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a span the far side sent has the shape a relay writes (see `RelayedSpan`). */
+function isRelayedSpan(value: unknown): value is RelayedSpan {
+  if (!isPlainObject(value)) return false;
+  const { name, kind, traceId, spanId, parentSpanId, startTime, endTime, attributes, events, status, links } =
+    value;
+  return (
+    typeof name === "string" &&
+    typeof kind === "number" &&
+    typeof traceId === "string" &&
+    TRACE_ID.test(traceId) &&
+    typeof spanId === "string" &&
+    SPAN_ID.test(spanId) &&
+    (parentSpanId === undefined || (typeof parentSpanId === "string" && SPAN_ID.test(parentSpanId))) &&
+    isHrTime(startTime) &&
+    isHrTime(endTime) &&
+    isPlainObject(attributes) &&
+    Array.isArray(events) &&
+    events.every((event) => isPlainObject(event) && typeof event.name === "string" && isHrTime(event.time)) &&
+    isPlainObject(status) &&
+    typeof status.code === "number" &&
+    (links === undefined ||
+      (Array.isArray(links) &&
+        links.every(
+          (link) =>
+            isPlainObject(link) &&
+            typeof link.traceId === "string" &&
+            typeof link.spanId === "string" &&
+            typeof link.traceFlags === "number",
+        )))
+  );
 }

@@ -256,6 +256,46 @@ describe("replaying relayed spans", () => {
     expect(dispatch?.attributes["skillbox.telemetry.spans_dropped"]).toBe(101);
   });
 
+  it("replays the well-formed spans of a malformed list and counts the others as dropped", () => {
+    telemetry = installRecordingTelemetry();
+    const { boundary, end } = hostBoundary();
+    const { traceId } = boundary.span.spanContext();
+    const good = {
+      name: "far good",
+      kind: SpanKind.INTERNAL,
+      traceId,
+      spanId: "00000000000000aa",
+      startTime: [1, 0] as [number, number],
+      endTime: [2, 0] as [number, number],
+      attributes: {},
+      events: [],
+      status: { code: SpanStatusCode.UNSET },
+    };
+    // What a sandboxed handler could write on its own result line instead of a relay's spans.
+    const malformed = [
+      null,
+      "span",
+      { ...good, spanId: "not hex" },
+      { ...good, events: "none" },
+      { ...good, status: undefined },
+      { ...good, startTime: [1] },
+    ];
+    const sent = { spans: [good, ...malformed], dropped: -5 } as unknown as Parameters<
+      typeof replayAtBoundary
+    >[2];
+    expect(() => replayAtBoundary(trace.getTracer("test"), boundary, sent)).not.toThrow();
+    endRelayBoundary(boundary);
+    end();
+    expect(
+      telemetry
+        .spans()
+        .filter((span) => span.name.startsWith("far "))
+        .map((span) => span.name),
+    ).toEqual(["far good"]);
+    const [dispatch] = telemetry.named("worker dispatch");
+    expect(dispatch?.attributes["skillbox.telemetry.spans_dropped"]).toBe(malformed.length);
+  });
+
   it("starts no boundary when nothing records", () => {
     expect(startRelayBoundary(trace.getTracer("test"), "worker dispatch", {})).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import { type Attributes, context as otelContext, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { onResponseEnd } from "../mcp/on-response-end.js";
+import { boundedAttribute } from "../telemetry/bounded-attribute.js";
 import { serverTracer } from "../telemetry/server-tracer.js";
 
 /** A JSON-RPC answer of the A2A endpoint. */
@@ -61,8 +62,11 @@ export async function traceA2aCall(
   if (tracer === undefined) return run();
   const method = typeof info.method === "string" && A2A_METHODS.has(info.method) ? info.method : "_OTHER";
   const attributes: Attributes = { "rpc.system.name": "jsonrpc", "rpc.method": method };
-  if (method === "_OTHER" && typeof info.method === "string") attributes["rpc.method_original"] = info.method;
-  if (info.id !== null) attributes["jsonrpc.request.id"] = String(info.id);
+  // The caller's own strings: cut, as they stay queued with the span.
+  if (method === "_OTHER" && typeof info.method === "string") {
+    attributes["rpc.method_original"] = boundedAttribute(info.method);
+  }
+  if (info.id !== null) attributes["jsonrpc.request.id"] = boundedAttribute(String(info.id));
   const parent = otelContext.active();
   const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
   let answer: A2aJsonRpcEnvelope | Response;

@@ -17,6 +17,7 @@ import {
   type TextMapGetter,
   trace,
 } from "@opentelemetry/api";
+import { boundedAttribute } from "../telemetry/bounded-attribute.js";
 import { serverTracer } from "../telemetry/server-tracer.js";
 
 /** Reads the string entries of a request's `params._meta` (or of its HTTP headers) as propagation fields. */
@@ -51,12 +52,13 @@ export async function traceToolCall(
   if (tracer === undefined) return call();
   const ambient = otelContext.active();
   const { parent, links } = parentOf(ambient, request.params._meta, extra.requestInfo?.headers);
-  const toolName = request.params.name;
+  // The client's own strings until the catalog knows them: cut, as they stay queued with the span.
+  const toolName = boundedAttribute(request.params.name);
   const attributes: Attributes = {
     "mcp.method.name": "tools/call",
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": toolName,
-    "jsonrpc.request.id": String(extra.requestId),
+    "jsonrpc.request.id": boundedAttribute(String(extra.requestId)),
   };
   if (extra.sessionId !== undefined) attributes["mcp.session.id"] = extra.sessionId;
   if (extra.requestInfo !== undefined) {

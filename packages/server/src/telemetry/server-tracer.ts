@@ -1,9 +1,6 @@
-import type { Tracer, TracerProvider } from "@opentelemetry/api";
-import { installedTracerProvider } from "@skillbox/core/internal";
+import type { Tracer } from "@opentelemetry/api";
+import { installedTracer } from "@skillbox/core/internal";
 import { SERVER_PACKAGE_VERSION } from "../mcp/server-package-version.js";
-
-let cachedProvider: TracerProvider | undefined;
-let cachedTracer: Tracer | undefined;
 
 /**
  * The tracer of `@skillbox/server`, or `undefined` while no OpenTelemetry SDK is installed — so a
@@ -14,11 +11,5 @@ let cachedTracer: Tracer | undefined;
  * @internal
  */
 export function serverTracer(): Tracer | undefined {
-  const provider = installedTracerProvider();
-  if (provider === undefined) return undefined;
-  if (provider !== cachedProvider) {
-    cachedProvider = provider;
-    cachedTracer = provider.getTracer("@skillbox/server", SERVER_PACKAGE_VERSION);
-  }
-  return cachedTracer;
+  return installedTracer("@skillbox/server", SERVER_PACKAGE_VERSION);
 }

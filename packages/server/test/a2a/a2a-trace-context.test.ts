@@ -139,4 +139,19 @@ describe("A2A with an OpenTelemetry SDK", () => {
       "rpc.method_original": "tasks/explode",
     });
   });
+
+  it("keeps at most 256 characters of a caller's method name and request id", async () => {
+    const running = await startServer();
+
+    await running.call("POST", "/a2a", {
+      json: { jsonrpc: "2.0", id: "i".repeat(100_000), method: "m".repeat(100_000), params: {} },
+    });
+
+    // A queued span holding the whole body would let callers fill the exporter's memory.
+    const [other] = telemetry.named("_OTHER");
+    expect(other?.attributes).toMatchObject({
+      "rpc.method_original": "m".repeat(256),
+      "jsonrpc.request.id": "i".repeat(256),
+    });
+  });
 });
