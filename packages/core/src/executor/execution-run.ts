@@ -229,16 +229,21 @@ export class ExecutionRun implements RetriedRun {
       approval: granted?.decision === "approved" ? granted : null,
       progressSink: this,
     });
-    this.span = services.telemetry.start(request.parentContext, {
-      skill,
-      executionId: id,
-      caller: request.caller,
-      sessionId,
-      parentExecutionId,
-      toolCallId: options.toolCallId,
-      // A queued run's span covers its wait in the queue; one resumed after approval starts now.
-      startTime: resume !== undefined && resume.approval === null ? resume.createdAt : undefined,
-    });
+    // A call without a parent context was not traced (no SDK, or telemetry off): no span to start.
+    // A queued run may have kept none and still be traced now, as the root of a trace.
+    this.span =
+      request.parentContext === undefined && resume === undefined
+        ? undefined
+        : services.telemetry.start(request.parentContext, {
+            skill,
+            executionId: id,
+            caller: request.caller,
+            sessionId,
+            parentExecutionId,
+            toolCallId: options.toolCallId,
+            // A queued run's span covers its wait in the queue; one resumed after approval starts now.
+            startTime: resume !== undefined && resume.approval === null ? resume.createdAt : undefined,
+          });
     try {
       this.pass = services.interceptors.open(skill, this.context, services.reportFinishFailure, this.span);
       // Checked before audit hooks and the row: both would walk the value recursively.

@@ -147,7 +147,7 @@ export class LayeredPass implements InterceptorPass {
       const interceptor = layers[index]!;
       this.entered = index + 1;
       if (interceptor.before === undefined) continue;
-      const calledAt = phase?.ran(interceptor.name);
+      phase?.ran(interceptor.name);
       let returned: BeforeHookResult | Promise<BeforeHookResult>;
       try {
         returned = interceptor.before(context);
@@ -155,7 +155,7 @@ export class LayeredPass implements InterceptorPass {
         throw failedIn(phase, interceptor, interceptorFailure(interceptor, "before", error));
       }
       if (isPromiseLike(returned)) {
-        const span = calledAt === undefined ? undefined : phase?.awaiting(interceptor.name, calledAt);
+        const span = phase?.awaiting(interceptor.name);
         return this.bounded(returned, interceptor, "before").then(
           (result) => {
             span?.end();
@@ -206,7 +206,7 @@ export class LayeredPass implements InterceptorPass {
     for (let index = start; index >= 0; index--) {
       const interceptor = layers[index]!;
       if (interceptor.after === undefined) continue;
-      const calledAt = phase?.ran(interceptor.name);
+      phase?.ran(interceptor.name);
       let returned: ReturnType<NonNullable<Interceptor["after"]>>;
       try {
         returned = interceptor.after(context, result);
@@ -214,7 +214,7 @@ export class LayeredPass implements InterceptorPass {
         throw failedIn(phase, interceptor, interceptorFailure(interceptor, "after", error));
       }
       if (isPromiseLike(returned)) {
-        const span = calledAt === undefined ? undefined : phase?.awaiting(interceptor.name, calledAt);
+        const span = phase?.awaiting(interceptor.name);
         return this.bounded(returned, interceptor, "after").then(
           (replaced) => {
             span?.end();
@@ -255,15 +255,17 @@ export class LayeredPass implements InterceptorPass {
     for (let index = this.entered - 1; index >= 0; index--) {
       const interceptor = layers[index]!;
       if (interceptor.onError === undefined) continue;
-      const calledAt = phase?.ran(interceptor.name);
+      phase?.ran(interceptor.name);
       let span: HookSpan | undefined;
       try {
         const returned = interceptor.onError(context, current);
-        if (isPromiseLike(returned) && calledAt !== undefined)
-          span = phase?.awaiting(interceptor.name, calledAt);
-        const recovery = isPromiseLike(returned)
-          ? await this.bounded(returned, interceptor, "onError")
-          : returned;
+        let recovery: Awaited<typeof returned>;
+        if (isPromiseLike(returned)) {
+          span = phase?.awaiting(interceptor.name);
+          recovery = await this.bounded(returned, interceptor, "onError");
+        } else {
+          recovery = returned;
+        }
         span?.end();
         if (recoverable && recovery !== undefined && recovery !== null && "output" in recovery) {
           return { recovered: true, output: recovery.output };

@@ -19,6 +19,10 @@ export interface HookSpan {
  */
 export class InterceptorPhaseSpan {
   private span: Span | undefined;
+  /** Where the phase's hook spans go: under the phase's span once it exists. */
+  private phaseContext: Context;
+  /** When the latest hook was called (hooks of a phase run one after another). */
+  private calledAt = 0;
   private readonly names: string[] = [];
   private failedBy: string | undefined;
 
@@ -26,28 +30,33 @@ export class InterceptorPhaseSpan {
     private readonly tracer: Tracer,
     private readonly parent: Context,
     private readonly phase: InterceptorPhase,
-  ) {}
-
-  /** A hook of `interceptor` is called now; returns the time it was called, for {@link awaiting}. */
-  ran(interceptor: string): number {
-    this.span ??= this.tracer.startSpan(
-      `interceptors ${this.phase}`,
-      { attributes: { "skillbox.interceptor.hook": this.phase } },
-      this.parent,
-    );
-    this.names.push(interceptor);
-    return performance.timeOrigin + performance.now();
+  ) {
+    this.phaseContext = parent;
   }
 
-  /** The hook of `interceptor` called at `calledAt` returned a promise: its span, to end once it settles. */
-  awaiting(interceptor: string, calledAt: number): HookSpan {
+  /** A hook of `interceptor` is called now. */
+  ran(interceptor: string): void {
+    if (this.span === undefined) {
+      this.span = this.tracer.startSpan(
+        `interceptors ${this.phase}`,
+        { attributes: { "skillbox.interceptor.hook": this.phase } },
+        this.parent,
+      );
+      this.phaseContext = trace.setSpan(this.parent, this.span);
+    }
+    this.names.push(interceptor);
+    this.calledAt = performance.timeOrigin + performance.now();
+  }
+
+  /** The hook of `interceptor` just {@link ran} returned a promise: its span, to end once it settles. */
+  awaiting(interceptor: string): HookSpan {
     const span = this.tracer.startSpan(
       `interceptor ${interceptor} ${this.phase}`,
       {
         attributes: { "skillbox.interceptor.name": interceptor, "skillbox.interceptor.hook": this.phase },
-        startTime: calledAt,
+        startTime: this.calledAt,
       },
-      this.span === undefined ? this.parent : trace.setSpan(this.parent, this.span),
+      this.phaseContext,
     );
     return {
       end(error?: unknown) {
