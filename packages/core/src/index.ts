@@ -61,6 +61,7 @@ export type { ExecutionStreamEvent } from "./executor/execution-event-hub.js";
 export { executionFailure } from "./executor/execution-failure.js";
 export type { CauseDescription } from "./executor/execution-outcome.js";
 export type { ExecutionQueueOptions } from "./executor/execution-queue.js";
+export type { SkillStats, SkillStatsOptions, SkillStatsResult } from "./executor/execution-stats.js";
 export type { ExecutionFilters } from "./executor/execution-store.js";
 export {
   DEFAULT_MAX_PAGE_BYTES,

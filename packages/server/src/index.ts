@@ -15,10 +15,23 @@ export { type A2aRequestHandlerOptions, createA2aRequestHandler } from "./a2a/cr
 export { readSkillCall, type SkillCall } from "./a2a/read-skill-call.js";
 export { SkillAgentExecutor, type SkillAgentExecutorOptions } from "./a2a/skill-agent-executor.js";
 export { createHttpApp, type HttpAppOptions } from "./http/create-http-app.js";
+export type { EventKind } from "./http/events-query-schema.js";
 export type { ExecutionEventsOptions } from "./http/execution-event-stream.js";
 export type { HttpErrorBody } from "./http/http-error.js";
+export type { InterceptorMatchView, InterceptorView } from "./http/interceptor-routes.js";
+export {
+  type ActivityFailure,
+  type ActivityPackage,
+  type ActivitySource,
+  type ActivityWarning,
+  createLoaderActivity,
+  type LoaderActivity,
+  type LoaderActivityFeed,
+  type LoaderActivityOptions,
+} from "./http/loader-activity.js";
+export type { PackageLoadErrors } from "./http/package-load-error-log.js";
 export { parseApiKeys } from "./http/parse-api-keys.js";
-export type { LatestSkillView, SkillView } from "./http/skill-view.js";
+export type { LatestSkillView, SkillLoadErrorView, SkillOrigin, SkillView } from "./http/skill-view.js";
 export {
   type RunningHttpServer,
   type StartHttpServerOptions,

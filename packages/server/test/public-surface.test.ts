@@ -18,6 +18,7 @@ const PUBLIC_EXPORTS = [
   "agentCardFor",
   "createA2aRequestHandler",
   "createHttpApp",
+  "createLoaderActivity",
   "createMcpHttpHandler",
   "createMcpServer",
   "parseApiKeys",

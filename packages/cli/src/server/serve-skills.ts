@@ -9,6 +9,7 @@ import { errorCodeOf } from "../terminal/format-error-line.js";
 import { createLiveLog, type LiveLog } from "../terminal/live-log.js";
 import type { Terminal } from "../terminal/terminal.js";
 import { listenForShutdown } from "./listen-for-shutdown.js";
+import { loaderActivitySource } from "./loader-activity-source.js";
 import type { ServerAddress } from "./resolve-server-settings.js";
 import { startApiServer } from "./start-api-server.js";
 
@@ -122,7 +123,12 @@ export async function serveSkills(
       entry.skillId === undefined ? [] : [entry.skillId],
     );
     await warmSandboxes(host, skillIds, config.sandbox.warmPoolSize, terminal, log);
-    const server = await startApiServer(host, config, options.address);
+    const activity = loaderActivitySource(folders.loader, config.owner);
+    const server = await startApiServer(host, config, options.address, { activity });
+    // The first load, for the API's views of each package (its source, its last load error): no
+    // stream is open yet, so this only fills what those views read.
+    for (const loaded of folders.report.loaded) activity.loaded(loaded);
+    for (const failure of folders.report.failed) activity.failed(failure);
     cleanups.push({
       name: "server",
       // Requests in flight wait for their executions: those get the grace period, then are cancelled.

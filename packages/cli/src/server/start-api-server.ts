@@ -1,4 +1,10 @@
-import { createHttpApp, createMcpHttpHandler, parseApiKeys, startHttpServer } from "@skillbox/server";
+import {
+  type ActivitySource,
+  createHttpApp,
+  createMcpHttpHandler,
+  parseApiKeys,
+  startHttpServer,
+} from "@skillbox/server";
 import { CLI_VERSION } from "../cli-version.js";
 import type { ResolvedConfig } from "../config/load-config.js";
 import type { CliHost } from "../host/open-cli-host.js";
@@ -18,6 +24,12 @@ export interface ApiServer {
   close(drain?: () => Promise<void>): Promise<void>;
 }
 
+/** What the API server streams beyond the host's own state. */
+export interface ApiServerSources {
+  /** The loader's activity, streamed by `GET /api/events` (see `loaderActivitySource`). */
+  activity?: ActivitySource;
+}
+
 /**
  * Starts the HTTP API over the host's registry and executor, with the MCP Streamable HTTP
  * handler mounted at `/mcp`, on `address` (port 0 picks a free port; the URL says which).
@@ -27,6 +39,7 @@ export async function startApiServer(
   host: CliHost,
   config: ResolvedConfig,
   address: ServerAddress,
+  sources: ApiServerSources = {},
 ): Promise<ApiServer> {
   const apiKeys = resolveApiKeys(config, parseApiKeys);
   const apiKeysConfigured = apiKeys !== undefined && Object.keys(apiKeys).length > 0;
@@ -44,6 +57,7 @@ export async function startApiServer(
     maxBodyBytes: config.server.maxBodyBytes,
     a2a: config.server.a2a,
     mcp: (request, owner) => mcp.handle(request, owner),
+    activity: sources.activity,
   });
   let listening: Awaited<ReturnType<typeof startHttpServer>>;
   try {

@@ -9,6 +9,7 @@ import {
   type StartExtras,
 } from "./audit-batcher.js";
 import { recordedError } from "./execution-failure.js";
+import { ExecutionStats, type SkillStatsOptions, type SkillStatsResult } from "./execution-stats.js";
 import {
   type ExecutionSummary,
   type ExecutionSummaryOptions,
@@ -32,6 +33,8 @@ export interface ExecutionFilters {
   parentExecutionId?: string;
   /** Only executions created at or after this instant. */
   since?: Date | string | number;
+  /** Only executions created before this instant (with `since`, the range `[since, until)`). */
+  until?: Date | string | number;
   /** Page size (default 50, at most 1000). */
   limit?: number;
   offset?: number;
@@ -179,6 +182,8 @@ export class ExecutionStore {
   private readonly recover: boolean;
   private readonly onLeaseLost: (() => void) | undefined;
   private readonly renewal: NodeJS.Timeout;
+  /** The statistics query, prepared on first use: most stores never answer a dashboard. */
+  private skillStats: ExecutionStats | undefined;
 
   constructor(database: Database.Database, runnerId: string, options: ExecutionStoreOptions = {}) {
     this.leaseMs = checkedLeaseMs(options.leaseMs);
@@ -330,6 +335,12 @@ export class ExecutionStore {
     return summaries;
   }
 
+  /** Recent per-skill statistics of `owner`'s executions of `names` (see `ExecutionStats`). */
+  stats(owner: string, names: readonly string[], options: SkillStatsOptions = {}): SkillStatsResult {
+    this.skillStats ??= new ExecutionStats(this.database);
+    return this.skillStats.compute(owner, names, options);
+  }
+
   /** How many executions match the filters (pagination ignored). */
   count(filters: ExecutionFilters = {}): number {
     const { where, parameters } = buildWhere(filters);
@@ -466,6 +477,19 @@ function buildWhere(filters: ExecutionFilters): { where: string; parameters: unk
     // The id bound lets SQLite seek in the (time-ordered) primary key; created_at is exact.
     clauses.push("id >= ?", "created_at >= ?");
     parameters.push(uuidV7LowerBound(since - 1), since);
+  }
+  if (filters.until !== undefined) {
+    const until = new Date(filters.until).getTime();
+    if (Number.isNaN(until)) {
+      throw new SkillboxError(
+        "INPUT_INVALID",
+        `listExecutions: \`until\` must be a date, got ${JSON.stringify(filters.until)}`,
+      );
+    }
+    // No id bound here: an id's time is never before its row's created_at but may be after it
+    // (the id clock never goes back when the wall clock does), so it cannot bound from above.
+    clauses.push("created_at < ?");
+    parameters.push(until);
   }
   return { where: clauses.length === 0 ? "" : `WHERE ${clauses.join(" AND ")}`, parameters };
 }

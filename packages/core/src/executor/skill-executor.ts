@@ -42,6 +42,7 @@ import {
   ExecutionRun,
   type ExecutionServices,
 } from "./execution-run.js";
+import type { SkillStatsOptions, SkillStatsResult } from "./execution-stats.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
 import type { ExecutionSummary, ExecutionSummaryOptions } from "./execution-summary.js";
 import { checkedMilliseconds, ExecutionTimeouts } from "./execution-timeouts.js";
@@ -391,6 +392,19 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    */
   listExecutionSummaries(options: ExecutionFilters & ExecutionSummaryOptions = {}): ExecutionSummary[] {
     return this.store.listSummaries(options);
+  }
+
+  /**
+   * Recent statistics per skill version for one caller (`owner`, default `public`): over its
+   * most recent `window` executions (default 1000) of each skill name — every name it can see
+   * unless `skills` lists some — optionally only those since `since`, the executions by status,
+   * the success rate among finished ones, and p50/p95 durations. Another owner's executions
+   * never count. One bounded SQL query.
+   */
+  skillStats(options: SkillStatsOptions = {}): SkillStatsResult {
+    const owner = options.owner ?? "public";
+    const names = options.skills ?? [...new Set(this.registry.list(owner).map((skill) => skill.name))];
+    return this.store.stats(owner, names, options);
   }
 
   /** Number of executions matching the filters (pagination ignored). */

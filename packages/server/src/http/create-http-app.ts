@@ -4,11 +4,19 @@ import { Hono } from "hono";
 import type { A2aOptions } from "../a2a/a2a-options.js";
 import { createA2aRoutes } from "../a2a/create-a2a-routes.js";
 import { createAuthentication } from "./authenticate.js";
-import type { ExecutionEventsOptions } from "./execution-event-stream.js";
+import { createCallerEventStreams } from "./caller-event-stream.js";
+import {
+  type ExecutionEventsOptions,
+  eventStreamSlotsOf,
+  heartbeatIntervalOf,
+} from "./execution-event-stream.js";
 import { createExecutionRoutes } from "./execution-routes.js";
 import type { HttpEnv } from "./http-env.js";
 import { errorResponse, handleHttpError } from "./http-error.js";
+import { createInterceptorRoutes } from "./interceptor-routes.js";
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from "./limit-body.js";
+import type { ActivitySource } from "./loader-activity.js";
+import { PackageLoadErrorLog } from "./package-load-error-log.js";
 import { createSkillRoutes } from "./skill-routes.js";
 import { traceHttpRequests } from "./trace-http-requests.js";
 
@@ -31,12 +39,22 @@ export interface HttpAppOptions {
    * `/a2a` (same authentication as the API). On by default; `false` turns it off.
    */
   a2a?: A2aOptions | false;
-  /** Bounds of `GET /api/executions/:id/events` (heartbeat interval, streams per owner). */
+  /**
+   * Bounds of the event streams, `GET /api/executions/:id/events` and `GET /api/events`
+   * (heartbeat interval, streams per owner).
+   */
   executionEvents?: ExecutionEventsOptions;
+  /**
+   * The loader's activity (loads, reloads, load errors, removals), streamed to callers by
+   * `GET /api/events` as `activity` events; see `createLoaderActivity`. Without it, those
+   * streams carry executions only.
+   */
+  activity?: ActivitySource;
 }
 
 /**
- * The Skillbox HTTP API as a Hono app: `GET /health`, `/api/skills`, `/api/executions`, A2A
+ * The Skillbox HTTP API as a Hono app: `GET /health`, `/api/skills`, `/api/executions`,
+ * `GET /api/events` (a live stream of the caller's executions and the loader's activity), A2A
  * (`/.well-known/agent-card.json`, `/a2a`) unless `options.a2a` is false and, when `options.mcp`
  * is given, `/mcp` — every route but `/health` and the agent card behind the same
  * authentication. Every error is `{ "error": { "code", "message", "data"? } }` with the status
@@ -83,10 +101,25 @@ export function createHttpApp(options: HttpAppOptions): Hono {
 
   const api = new Hono<HttpEnv>();
   api.use(authenticate, limit);
-  api.route("/skills", createSkillRoutes({ registry, executor }));
+  // The last load error of each package, for skill and interceptor views: read from the activity.
+  const loadErrors =
+    options.activity === undefined ? undefined : PackageLoadErrorLog.following(options.activity);
+  api.route("/skills", createSkillRoutes({ registry, executor, loadErrors }));
+  api.route("/interceptors", createInterceptorRoutes({ executor, loadErrors }));
+  // One per-owner cap over both streaming routes.
+  const streamSlots = eventStreamSlotsOf(options.executionEvents);
   api.route(
     "/executions",
-    createExecutionRoutes({ executor, apiKeysConfigured, events: options.executionEvents }),
+    createExecutionRoutes({ executor, apiKeysConfigured, events: options.executionEvents, streamSlots }),
+  );
+  api.get(
+    "/events",
+    createCallerEventStreams({
+      executor,
+      activity: options.activity,
+      slots: streamSlots,
+      heartbeatIntervalMs: heartbeatIntervalOf(options.executionEvents),
+    }),
   );
   app.route("/api", api);
 

@@ -9,6 +9,7 @@ import {
 import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { clientSignal } from "./client-signal.js";
+import { EventStreamSlots } from "./event-stream-slots.js";
 import { ExecutionEventBuffer } from "./execution-event-buffer.js";
 import type { HttpEnv } from "./http-env.js";
 import { ownExecution } from "./own-execution.js";
@@ -21,11 +22,17 @@ const DEFAULT_MAX_STREAMS_PER_OWNER = 16;
 /** The SSE `id` of the `finished` event: a client reconnecting with it as `Last-Event-ID` has seen the end. */
 const FINISHED_EVENT_ID = "finished";
 
-/** Bounds of the `GET /api/executions/:id/events` streams (the `executionEvents` option of `createHttpApp`). */
+/**
+ * Bounds of the event streams, `GET /api/executions/:id/events` and `GET /api/events` (the
+ * `executionEvents` option of `createHttpApp`).
+ */
 export interface ExecutionEventsOptions {
   /** How often an idle stream sends a comment line so proxies keep it open, in ms (default 15,000). */
   heartbeatIntervalMs?: number;
-  /** Most streams one owner may have open at once (default 16); one more is 429 `RATE_LIMITED`. */
+  /**
+   * Most streams one owner may have open at once, of both routes together (default 16); one
+   * more is 429 `RATE_LIMITED`.
+   */
   maxStreamsPerOwner?: number;
 }
 
@@ -39,16 +46,9 @@ export interface ExecutionEventsOptions {
 export function createExecutionEventStreams(
   executor: SkillExecutor,
   options: ExecutionEventsOptions = {},
+  slots: EventStreamSlots = eventStreamSlotsOf(options),
 ): (context: Context<HttpEnv>, id: string) => Response {
-  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
-  const maxStreamsPerOwner = options.maxStreamsPerOwner ?? DEFAULT_MAX_STREAMS_PER_OWNER;
-  const openStreams = new Map<string, number>();
-
-  const release = (owner: string) => {
-    const open = (openStreams.get(owner) ?? 1) - 1;
-    if (open === 0) openStreams.delete(owner);
-    else openStreams.set(owner, open);
-  };
+  const heartbeatIntervalMs = heartbeatIntervalOf(options);
 
   return (context, id) => {
     const owner = context.get("owner");
@@ -57,16 +57,7 @@ export function createExecutionEventStreams(
     // EventSource reconnects whenever a stream closes; 204 is what makes it stop, and a client
     // that saw `finished` has nothing more to learn.
     if (context.req.header("last-event-id") === FINISHED_EVENT_ID) return context.body(null, 204);
-    const open = openStreams.get(owner) ?? 0;
-    if (open >= maxStreamsPerOwner) {
-      throw new SkillboxError(
-        "RATE_LIMITED",
-        `Owner "${owner}" has ${open} event streams open, the most this server allows; close one, or ` +
-          `long-poll GET /api/executions/${id}?wait=30 instead`,
-        { data: { maxStreamsPerOwner } },
-      );
-    }
-    openStreams.set(owner, open + 1);
+    const release = slots.acquire(owner, `long-poll GET /api/executions/${id}?wait=30 instead`);
     // nginx buffers responses unless told not to, which would hold every event back.
     context.header("X-Accel-Buffering", "no");
     return streamSSE(context, async (stream) => {
@@ -80,10 +71,20 @@ export function createExecutionEventStreams(
         await relay({ executor, id, owner, stream, controller, heartbeatIntervalMs });
       } finally {
         client.removeEventListener("abort", stop);
-        release(owner);
+        release();
       }
     });
   };
+}
+
+/** The heartbeat interval `options` ask for, or the default. */
+export function heartbeatIntervalOf(options: ExecutionEventsOptions = {}): number {
+  return options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+}
+
+/** The per-owner stream cap `options` ask for (or the default), as slots the streaming routes share. */
+export function eventStreamSlotsOf(options: ExecutionEventsOptions = {}): EventStreamSlots {
+  return new EventStreamSlots(options.maxStreamsPerOwner ?? DEFAULT_MAX_STREAMS_PER_OWNER);
 }
 
 interface RelayOptions {
@@ -158,11 +159,11 @@ function write(stream: SSEStreamingApi, event: ExecutionStreamEvent): Promise<vo
 }
 
 /**
- * The stream ended without the final record (the executor closed, the database failed): say
+ * Shared by the streaming routes. The stream ended without the final record (the executor closed, the database failed): say
  * why before closing. Named `stream-error`, not `error`, which EventSource uses for its own
  * connection errors.
  */
-function writeFailure(stream: SSEStreamingApi, failure: unknown): Promise<void> {
+export function writeFailure(stream: SSEStreamingApi, failure: unknown): Promise<void> {
   if (!isSkillboxError(failure)) console.error("skillbox http: an execution event stream failed", failure);
   const error = isSkillboxError(failure)
     ? failure

@@ -7,6 +7,7 @@ import {
 } from "@skillbox/core";
 import { type Context, Hono } from "hono";
 import { clientSignal } from "./client-signal.js";
+import type { EventStreamSlots } from "./event-stream-slots.js";
 import { createExecutionEventStreams, type ExecutionEventsOptions } from "./execution-event-stream.js";
 import type { HttpEnv } from "./http-env.js";
 import { ownExecution } from "./own-execution.js";
@@ -31,6 +32,8 @@ export interface ExecutionRoutesOptions {
   /** Whether the server has API keys: without them, approvers are the connections from this machine. */
   apiKeysConfigured: boolean;
   events?: ExecutionEventsOptions;
+  /** The per-owner stream cap shared with `GET /api/events` (default: its own, from `events`). */
+  streamSlots?: EventStreamSlots;
 }
 
 /**
@@ -44,9 +47,10 @@ export function createExecutionRoutes({
   executor,
   apiKeysConfigured,
   events,
+  streamSlots,
 }: ExecutionRoutesOptions): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
-  const streamEvents = createExecutionEventStreams(executor, events);
+  const streamEvents = createExecutionEventStreams(executor, events, streamSlots);
 
   routes.get("/", (context) => {
     const query = readQuery(context, listExecutionsQuerySchema);
@@ -56,6 +60,8 @@ export function createExecutionRoutes({
       status: query.status,
       sessionId: query.sessionId,
       since: query.since,
+      until: query.until,
+      parentExecutionId: query.parentExecutionId,
     };
     // Summaries, not records: a page of full records of 1 MiB bodies was gigabytes of JSON built
     // in one synchronous turn. The bodies are at `/:id`.

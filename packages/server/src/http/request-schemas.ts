@@ -98,6 +98,13 @@ export const getExecutionQuerySchema = z.strictObject({
 });
 
 /** Query of `GET /api/executions`. */
+/** A date parameter, such as `since`. */
+function isoDate() {
+  return z
+    .string()
+    .refine((value) => !Number.isNaN(Date.parse(value)), "must be a date such as 2025-01-31T12:00:00Z");
+}
+
 export const listExecutionsQuerySchema = z.strictObject({
   skill: z.string().min(1, "must not be empty").optional(),
   status: z
@@ -118,10 +125,11 @@ export const listExecutionsQuerySchema = z.strictObject({
     })
     .optional(),
   sessionId: z.string().min(1, "must not be empty").optional(),
-  since: z
-    .string()
-    .refine((value) => !Number.isNaN(Date.parse(value)), "must be a date such as 2025-01-31T12:00:00Z")
-    .optional(),
+  since: isoDate().optional(),
+  /** Executions created before this instant (with `since`: the range `[since, until)`). */
+  until: isoDate().optional(),
+  /** The `ctx.call` children of one execution. */
+  parentExecutionId: z.string().min(1, "must not be empty").optional(),
   limit: wholeNumber(1, MAX_PAGE_SIZE).default(50),
   offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
 });

@@ -13,18 +13,19 @@ import { type Context, Hono } from "hono";
 import { clientSignal } from "./client-signal.js";
 import type { HttpEnv } from "./http-env.js";
 import { errorResponse, requestInvalid } from "./http-error.js";
+import { listSkillsWithStatsQuerySchema } from "./list-skills-query.js";
 import { ownExecution } from "./own-execution.js";
+import type { PackageLoadErrors } from "./package-load-error-log.js";
 import { parsePreferHeader } from "./parse-prefer-header.js";
 import { refuseOverDeepInput } from "./refuse-over-deep-input.js";
 import {
   executeBodySchema,
-  listSkillsQuerySchema,
   MAX_WAIT_SECONDS,
   patchSkillBodySchema,
   readJsonBody,
   readQuery,
 } from "./request-schemas.js";
-import { type LatestSkillView, toSkillView } from "./skill-view.js";
+import { type LatestSkillView, type SkillView, type SkillViewOptions, toSkillView } from "./skill-view.js";
 import { waitForExecution } from "./wait-for-execution.js";
 
 const SKILL_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -36,28 +37,56 @@ const SCOPED_PATH = /^(@[^/]+)\/([^/]+)(\/execute)?$/;
 interface SkillRoutesOptions {
   registry: SkillRegistry;
   executor: SkillExecutor;
+  /** Where the last load error of each package is known (skill views show it). */
+  loadErrors?: PackageLoadErrors;
 }
+
+/** One entry of `SkillExecutor.skillStats` (core's `SkillStats`). */
+type SkillStats = ReturnType<SkillExecutor["skillStats"]>["skills"][number];
+
+/** A skill's recent statistics in a listing with `?stats=1` (`SkillStats` without what the view says already). */
+type SkillStatsView = Omit<SkillStats, "skillId" | "skillName" | "skillVersion">;
 
 /**
  * The `/api/skills` routes. `POST /:name/execute` runs the skill and answers with its record;
  * with `Prefer: respond-async` it queues it (`executor.submit`) and answers 202 with `Location:
  * /api/executions/:id` (a final answer instead when `wait=N` was also preferred and it came in
  * time). An execution that awaits approval is 202 with `Location` either way.
+ *
+ * `GET /` with `stats=1` adds each skill's recent statistics (`stats`, null when the caller ran
+ * it not once in the window) over the caller's own executions only, and the window used
+ * (`statsWindow`); see `SkillExecutor.skillStats`.
  */
-export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): Hono<HttpEnv> {
+export function createSkillRoutes({ registry, executor, loadErrors }: SkillRoutesOptions): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
+  const viewOptions: SkillViewOptions = { loadErrors };
+  const view = (skill: Skill) => toSkillView(skill, viewOptions);
 
   routes.get("/", (context) => {
-    const { versions } = readQuery(context, listSkillsQuerySchema);
+    const query = readQuery(context, listSkillsWithStatsQuerySchema);
     const owner = context.get("owner");
     const skills = registry.list(owner);
-    return context.json({ skills: versions === "all" ? skills.map(toSkillView) : latest(skills) });
+    const views: SkillView[] = query.versions === "all" ? skills.map(view) : latest(skills, viewOptions);
+    if (query.stats !== "1" && query.stats !== "true") return context.json({ skills: views });
+    const { window, skills: stats } = executor.skillStats({
+      owner,
+      skills: [...new Set(skills.map((skill) => skill.name))],
+      window: query.statsWindow,
+      since: query.statsSince,
+    });
+    const byId = new Map<string, SkillStatsView>(
+      stats.map(({ skillId, skillName, skillVersion, ...rest }) => [skillId, rest]),
+    );
+    return context.json({
+      skills: views.map((entry) => ({ ...entry, stats: byId.get(entry.id) ?? null })),
+      statsWindow: window,
+    });
   });
 
   const showVersions = (context: Context<HttpEnv>, name: string) => {
     const skills = registry.getSkillVersions(checkedName(name), context.get("owner"));
     if (skills.length === 0) throw notVisible(name, context.get("owner"));
-    return context.json({ name, skills: skills.map(toSkillView) });
+    return context.json({ name, skills: skills.map(view) });
   };
   routes.get("/:name", (context) => showVersions(context, context.req.param("name")));
 
@@ -122,7 +151,7 @@ export function createSkillRoutes({ registry, executor }: SkillRoutesOptions): H
     const { enabled } = await readJsonBody(context, patchSkillBodySchema);
     const updated = registry.setEnabledById(skill.id, enabled);
     if (updated === null) throw notVisible(skill.id, context.get("owner"));
-    return context.json(toSkillView(updated));
+    return context.json(view(updated));
   });
 
   routes.delete("/:id", (context) => {
@@ -162,7 +191,7 @@ function answerFinal(context: Context, execution: SkillExecution): Response {
 }
 
 /** One entry per name: the version `execute(name)` would run, else (all disabled or prerelease) the highest. */
-function latest(skills: Skill[]): LatestSkillView[] {
+function latest(skills: Skill[], options: SkillViewOptions): LatestSkillView[] {
   const byName = new Map<string, Skill[]>();
   for (const skill of skills) {
     const versions = byName.get(skill.name);
@@ -172,7 +201,7 @@ function latest(skills: Skill[]): LatestSkillView[] {
   return [...byName.values()].map((versions) => {
     const runnable = versions.find((skill) => skill.enabled && !PRERELEASE.test(skill.version));
     const shown = runnable ?? versions[0]!;
-    return { ...toSkillView(shown), versions: versions.map((skill) => skill.version) };
+    return { ...toSkillView(shown, options), versions: versions.map((skill) => skill.version) };
   });
 }
 

@@ -1,0 +1,207 @@
+import type Database from "better-sqlite3";
+import { SkillboxError } from "../errors/skillbox-error.js";
+import { EXECUTION_STATUSES, type ExecutionStatus, FINAL_EXECUTION_STATUSES } from "../types.js";
+
+/** Executions of each skill name the statistics look at by default: the most recent 1000. */
+const DEFAULT_STATS_WINDOW = 1000;
+/** Largest `window` accepted. */
+const MAX_STATS_WINDOW = 10_000;
+/**
+ * Rows one query reads at most: with many skill names the window per name shrinks (never under
+ * {@link MIN_STATS_WINDOW}), so a registry of thousands of skills stays one bounded query.
+ */
+const MAX_STATS_ROWS = 200_000;
+const MIN_STATS_WINDOW = 10;
+
+/** Options of `SkillExecutor.skillStats`. */
+export interface SkillStatsOptions {
+  /** The caller (`apiKeyId`) whose executions count; no other owner's ever do (default `public`). */
+  owner?: string;
+  /** Skill names to look at (default: every name the owner can see in the registry). */
+  skills?: readonly string[];
+  /**
+   * How many of the owner's most recent executions of each skill name count (default 1000, at
+   * most 10 000). With many names it shrinks so one query reads at most 200 000 rows; the
+   * result's `window` says what was used.
+   */
+  window?: number;
+  /** Only executions created at or after this instant count (default: no time bound). */
+  since?: Date | string | number;
+}
+
+/** Recent statistics of one skill version, from its owner's point of view. */
+export interface SkillStats {
+  skillId: string;
+  skillName: string;
+  skillVersion: string;
+  /** Executions in the window, finished or not. */
+  executions: number;
+  /** Of those, the finished ones (any final status). */
+  finished: number;
+  /** Executions in the window by status (statuses with none are left out). */
+  statuses: Partial<Record<ExecutionStatus, number>>;
+  /** `success` / `finished`, from 0 to 1; null when none finished. */
+  successRate: number | null;
+  /** Median duration (nearest rank) of the finished executions that have one, in ms; null when none. */
+  p50DurationMs: number | null;
+  /** 95th percentile duration (nearest rank), in ms; null when none. */
+  p95DurationMs: number | null;
+  /** When the newest execution in the window was created (ISO). */
+  lastExecutionAt: string;
+}
+
+/** What `skillStats` answers: the statistics and the window they were computed over. */
+export interface SkillStatsResult {
+  /** Most recent executions per skill name counted, and the time bound (ISO) when one was given. */
+  window: { executions: number; since: string | null };
+  /** One entry per skill version with at least one execution in the window, by name then version id. */
+  skills: SkillStats[];
+}
+
+interface StatsRow {
+  skill_id: string;
+  skill_name: string;
+  skill_version: string;
+  executions: number;
+  finished: number;
+  succeeded: number;
+  statuses: string;
+  p50: number | null;
+  p95: number | null;
+  last_created_at: number;
+}
+
+const FINAL_LIST = FINAL_EXECUTION_STATUSES.map((status) => `'${status}'`).join(", ");
+
+/**
+ * One statement for every name. `bounds` finds, per name, the rowid of the window's oldest
+ * execution by walking the (owner, name) index backwards `@window` entries; the join then reads
+ * exactly the window through the same index (rowid is its implicit last column). CROSS JOIN
+ * keeps that order: left to itself the planner scans every row of the owner instead.
+ * Percentiles are nearest-rank over a window function; `(n * p + 99) / 100` is ceil(n·p/100)
+ * in integer arithmetic (SQLite's math functions are optional).
+ */
+const STATS_SQL = `
+  WITH names(name) AS (SELECT DISTINCT value FROM json_each(@names)),
+  bounds AS MATERIALIZED (
+    SELECT name, coalesce((
+      SELECT rowid FROM skill_executions
+      WHERE api_key_id = @owner AND skill_name = names.name
+      ORDER BY rowid DESC LIMIT 1 OFFSET @window - 1), 0) AS lowest
+    FROM names
+  ),
+  recent AS MATERIALIZED (
+    SELECT e.skill_id, e.skill_name, e.skill_version, e.status, e.duration_ms, e.created_at
+    FROM bounds CROSS JOIN skill_executions AS e
+      ON e.api_key_id = @owner AND e.skill_name = bounds.name AND e.rowid >= bounds.lowest
+    WHERE e.created_at >= @since
+  ),
+  ranked AS (
+    SELECT skill_id, duration_ms,
+      ROW_NUMBER() OVER (PARTITION BY skill_id ORDER BY duration_ms) AS position,
+      COUNT(*) OVER (PARTITION BY skill_id) AS measured
+    FROM recent WHERE duration_ms IS NOT NULL AND status IN (${FINAL_LIST})
+  ),
+  percentiles AS (
+    SELECT skill_id,
+      MIN(CASE WHEN position >= (measured * 50 + 99) / 100 THEN duration_ms END) AS p50,
+      MIN(CASE WHEN position >= (measured * 95 + 99) / 100 THEN duration_ms END) AS p95
+    FROM ranked GROUP BY skill_id
+  ),
+  grouped AS (
+    SELECT skill_id, status, COUNT(*) AS count, MIN(skill_name) AS skill_name,
+      MIN(skill_version) AS skill_version, MAX(created_at) AS last_created_at
+    FROM recent GROUP BY skill_id, status
+  ),
+  counts AS (
+    SELECT skill_id, MIN(skill_name) AS skill_name, MIN(skill_version) AS skill_version,
+      SUM(count) AS executions,
+      SUM(CASE WHEN status IN (${FINAL_LIST}) THEN count ELSE 0 END) AS finished,
+      SUM(CASE WHEN status = 'success' THEN count ELSE 0 END) AS succeeded,
+      MAX(last_created_at) AS last_created_at,
+      json_group_object(status, count) AS statuses
+    FROM grouped GROUP BY skill_id
+  )
+  SELECT counts.*, percentiles.p50, percentiles.p95
+  FROM counts LEFT JOIN percentiles USING (skill_id)
+  ORDER BY counts.skill_name, counts.skill_id`;
+
+/**
+ * Per-skill-version success rates and duration percentiles over each name's most recent
+ * executions by one owner (see {@link SkillStatsOptions}): one bounded query, prepared once.
+ */
+export class ExecutionStats {
+  private readonly statement: Database.Statement<[Record<string, unknown>], StatsRow>;
+
+  constructor(database: Database.Database) {
+    this.statement = database.prepare<[Record<string, unknown>], StatsRow>(STATS_SQL);
+  }
+
+  /** The statistics of `names` for `owner`; an empty list of names answers without a query. */
+  compute(owner: string, names: readonly string[], options: SkillStatsOptions): SkillStatsResult {
+    const requested = checkedWindow(options.window);
+    const since = checkedSince(options.since);
+    const distinct = new Set(names).size;
+    const window =
+      distinct === 0
+        ? requested
+        : Math.min(requested, Math.max(MIN_STATS_WINDOW, Math.floor(MAX_STATS_ROWS / distinct)));
+    const result: SkillStatsResult = {
+      window: { executions: window, since: since === undefined ? null : new Date(since).toISOString() },
+      skills: [],
+    };
+    if (distinct === 0) return result;
+    const rows = this.statement.all({
+      names: JSON.stringify(names),
+      owner,
+      window,
+      since: since ?? Number.MIN_SAFE_INTEGER,
+    });
+    result.skills = rows.map(rowToStats);
+    return result;
+  }
+}
+
+function rowToStats(row: StatsRow): SkillStats {
+  const statuses: Partial<Record<ExecutionStatus, number>> = {};
+  const counted = JSON.parse(row.statuses) as Record<string, number>;
+  // In the documented order of statuses, whatever order SQLite grouped them in.
+  for (const status of EXECUTION_STATUSES) {
+    if (counted[status] !== undefined) statuses[status] = counted[status];
+  }
+  return {
+    skillId: row.skill_id,
+    skillName: row.skill_name,
+    skillVersion: row.skill_version,
+    executions: row.executions,
+    finished: row.finished,
+    statuses,
+    successRate: row.finished === 0 ? null : row.succeeded / row.finished,
+    p50DurationMs: row.p50,
+    p95DurationMs: row.p95,
+    lastExecutionAt: new Date(row.last_created_at).toISOString(),
+  };
+}
+
+function checkedWindow(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_STATS_WINDOW;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_STATS_WINDOW) {
+    throw new SkillboxError(
+      "INPUT_INVALID",
+      `skillStats: \`window\` must be a whole number of executions from 1 to ${MAX_STATS_WINDOW}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+function checkedSince(value: SkillStatsOptions["since"]): number | undefined {
+  if (value === undefined) return undefined;
+  const since = new Date(value).getTime();
+  if (Number.isNaN(since)) {
+    throw new SkillboxError(
+      "INPUT_INVALID",
+      `skillStats: \`since\` must be a date, got ${JSON.stringify(value)}`,
+    );
+  }
+  return since;
+}
