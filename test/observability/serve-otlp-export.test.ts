@@ -2,10 +2,10 @@ import { writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { type CliProject, createCliProject, type RunningCli } from "@skillbox/test-helpers/cli-process";
 import type { TreeContent } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder } from "../../packages/cli/test/cli-fixtures.js";
-import { type CliProject, createCliProject, type RunningCli } from "../../packages/cli/test/cli-process.js";
 import {
   ancestryOf,
   type OtlpReceiver,

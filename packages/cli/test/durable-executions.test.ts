@@ -1,7 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
+import {
+  type CliProject,
+  createCliProject,
+  type RunningCli,
+  SKILLBOX_BIN,
+} from "@skillbox/test-helpers/cli-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoFolder, skillFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject, type RunningCli, SKILLBOX_BIN } from "./cli-process.js";
 
 /** util-linux `script` gives a process a pseudo-terminal: the only way to see what a TTY shows. */
 const HAS_SCRIPT = spawnSync("script", ["--version"]).status === 0;

@@ -1,8 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type CliProject, createCliProject, SKILLBOX_BIN } from "@skillbox/test-helpers/cli-process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder, skillFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject, SKILLBOX_BIN } from "./cli-process.js";
 
 let project: CliProject;
 

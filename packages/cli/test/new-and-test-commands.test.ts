@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
+import { type CliProject, createCliProject } from "@skillbox/test-helpers/cli-process";
 import { hasTestImage } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { skillFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject } from "./cli-process.js";
 
 let project: CliProject;
 

@@ -1,9 +1,9 @@
 import { cpSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { type CliProject, type CliResult, createCliProject } from "@skillbox/test-helpers/cli-process";
 import { hasTestImage } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder, skillFolder } from "./cli-fixtures.js";
-import { type CliProject, type CliResult, createCliProject } from "./cli-process.js";
 
 /** The repository's logger plugin, copied into projects as a user would copy it. */
 const LOGGER_PLUGIN = fileURLToPath(new URL("../../../plugins/logger", import.meta.url));

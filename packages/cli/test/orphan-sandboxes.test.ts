@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { currentSandboxOwner, formatSandboxOwner } from "@skillbox/sandbox/internal";
+import { type CliProject, createCliProject } from "@skillbox/test-helpers/cli-process";
 import {
   containersLabelled,
   deadPid,
@@ -11,7 +12,6 @@ import {
 } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { skillFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject } from "./cli-process.js";
 
 const LISTENING = /listening\s+(http:\/\/[^\s]+) \(MCP at /;
 

@@ -1,6 +1,6 @@
+import { type CliProject, createCliProject } from "@skillbox/test-helpers/cli-process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { boomFolder, echoFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject } from "./cli-process.js";
 
 let project: CliProject;
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { type CliProject, createCliProject } from "@skillbox/test-helpers/cli-process";
 import { hasPodman } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { skillFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject } from "./cli-process.js";
 
 let project: CliProject;
 

@@ -1,7 +1,7 @@
+import { type CliProject, createCliProject, type RunningCli } from "@skillbox/test-helpers/cli-process";
 import { makeSymlinkRing } from "@skillbox/test-helpers/symlink-ring";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject, type RunningCli } from "./cli-process.js";
 
 let project: CliProject;
 

@@ -1,10 +1,15 @@
 import { resolve } from "node:path";
 import { createSkillHost, type SkillExecution } from "@skillbox/core";
+import {
+  type CliProject,
+  type CliResult,
+  createCliProject,
+  type RunningCli,
+} from "@skillbox/test-helpers/cli-process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chromiumChildren, isRunning } from "../../../plugins/browser/test/helpers/chromium-processes.ts";
 import { type PageServer, startPageServer } from "../../../plugins/browser/test/helpers/page-server.ts";
 import { echoFolder, skillFolder } from "./cli-fixtures.js";
-import { type CliProject, type CliResult, createCliProject, type RunningCli } from "./cli-process.js";
 
 const LISTENING = /listening\s+(http:\/\/[^\s]+) \(MCP at /;
 /** The repository's built-in plugins, the browser bundle among them. */

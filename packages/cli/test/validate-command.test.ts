@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import { type CliProject, createCliProject } from "@skillbox/test-helpers/cli-process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder, skillFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject } from "./cli-process.js";
 
 let project: CliProject;
 

@@ -1,7 +1,7 @@
+import { type CliProject, createCliProject } from "@skillbox/test-helpers/cli-process";
 import type { TreeContent } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder } from "./cli-fixtures.js";
-import { type CliProject, createCliProject } from "./cli-process.js";
 
 // Issue 14: `skillbox validate` said ✓ for a skill whose skill.json schema and defineSkill schema
 // disagreed, for a JSON Schema the executor cannot compile, and for TypeScript that does not

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
+import { createTemporaryTree, type TemporaryTree } from "./temporary-tree.js";
 
 /** The built command, as users run it. */
-export const SKILLBOX_BIN = fileURLToPath(new URL("../bin/skillbox.mjs", import.meta.url));
-const BUILT_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+export const SKILLBOX_BIN = fileURLToPath(new URL("../../packages/cli/bin/skillbox.mjs", import.meta.url));
+const BUILT_MAIN = fileURLToPath(new URL("../../packages/cli/dist/main.js", import.meta.url));
 
 /** What a finished `skillbox` process left behind. */
 export interface CliResult {

@@ -1,0 +1,1 @@
+export { studioAssetsDirectory } from "./studio-assets-directory.js";
