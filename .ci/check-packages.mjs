@@ -17,7 +17,7 @@ const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
 
 /** Folders of the packages published to npm. */
-const PUBLIC_PACKAGES = ["core", "loader", "sandbox", "server", "llm", "cli"].map(
+const PUBLIC_PACKAGES = ["core", "loader", "sandbox", "server", "llm", "cli", "studio"].map(
   (name) => `packages/${name}`,
 );
 /** Files loaded by path at run time (not through `exports` or `bin`, so publint cannot see them). */
@@ -30,7 +30,14 @@ const REQUIRED_FILES = {
   ],
   "packages/sandbox": ["runner/container-runner.mjs", "scripts/build-test-image.sh"],
   "packages/cli": ["bin/skillbox.mjs"],
+  // The Studio build @skillbox/server serves from `studioAssetsDirectory`, and the module naming it.
+  "packages/studio": ["dist/app/index.html", "dist/node/index.js"],
 };
+/**
+ * Folders of a package's tarball that a bundler (not tsc) writes: their files have no source of
+ * the same name, and their index.html must name only files the tarball holds.
+ */
+const BUNDLED_OUTPUT = { "packages/studio": "dist/app/" };
 /** What a tarball never needs: tests, fixtures and the compiler's incremental state. */
 const NEEDLESS_FILE = /(^|\/)(test|tests|__tests__|fixtures)\/|\.test\.[cm]?[jt]s$|\.tsbuildinfo$/;
 const DEPENDENCY_FIELDS = ["dependencies", "peerDependencies", "optionalDependencies"];
@@ -72,7 +79,10 @@ async function checkTarball(folder, tarball) {
     problems.push(`${folder}: the tarball holds ${file}; narrow "files" in package.json`);
   }
   // dist/ is never cleaned by `tsc -b`: an output whose source was moved or deleted would ship.
-  for (const file of files.filter((path) => /^dist\/.*\.js$/.test(path))) {
+  const bundled = BUNDLED_OUTPUT[folder];
+  const compiled = (path) =>
+    /^dist\/.*\.js$/.test(path) && (bundled === undefined || !path.startsWith(bundled));
+  for (const file of files.filter(compiled)) {
     const source = file.replace(/^dist\//, "src/").replace(/\.js$/, ".ts");
     if (!files.includes(source)) {
       problems.push(
@@ -82,6 +92,15 @@ async function checkTarball(folder, tarball) {
   }
   for (const file of REQUIRED_FILES[folder] ?? []) {
     if (!files.includes(file)) problems.push(`${folder}: the tarball lacks ${file}; add it to "files"`);
+  }
+  if (bundled !== undefined && files.includes(`${bundled}index.html`)) {
+    const { stdout: html } = await run("tar", ["-xOzf", tarball, `package/${bundled}index.html`]);
+    // A page naming a file the tarball lacks would load blank in every installed project.
+    for (const [, named] of html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)) {
+      if (!files.includes(`${bundled}${named}`)) {
+        problems.push(`${folder}: ${bundled}index.html names ${named}, which the tarball lacks; rebuild it`);
+      }
+    }
   }
   // pnpm packs the package's README and the LICENSE (the workspace root's when the package has none).
   for (const file of ["LICENSE", "README.md"]) {

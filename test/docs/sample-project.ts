@@ -12,6 +12,7 @@ const LINKED_PACKAGES: Record<string, string> = {
   "@skillbox/loader": "packages/loader",
   "@skillbox/sandbox": "packages/sandbox",
   "@skillbox/server": "packages/server",
+  "@skillbox/studio": "packages/studio",
   "@skillbox/llm": "packages/llm",
   skillbox: "packages/cli",
   "@acme/skill-weather": "examples/npm-skill-package",

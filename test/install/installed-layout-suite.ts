@@ -11,7 +11,7 @@ import { describeResult, type ProcessResult } from "./child-processes.js";
 import { expectSuccess, printedJson } from "./cli-expectations.js";
 import { describeInstalledPackageSteps } from "./installed-package-steps.js";
 import { type InstalledProject, type InstallLayout, installProject } from "./installed-project.js";
-import { packPublicPackages } from "./pack-public-packages.js";
+import { PUBLIC_PACKAGES, packPublicPackages } from "./pack-public-packages.js";
 import { describeScaffoldSteps, nextSkillboxCommands } from "./scaffold-steps.js";
 import {
   containerFixture,
@@ -20,6 +20,7 @@ import {
   undeclaredZodFixture,
   workerFixture,
 } from "./skill-fixtures.js";
+import { describeStudioSteps } from "./studio-steps.js";
 
 /**
  * A safety net: npm takes 20–40 s with the local prebuilds, 1–3 min when it compiles
@@ -63,7 +64,7 @@ export function describeInstalledLayout(layout: InstallLayout): void {
         prebuildsFolder: join(temporaryRoot, "prebuilds"),
       });
       console.info(
-        `[out-of-workspace ${layout}] pnpm pack x6: ${(packMs / 1000).toFixed(1)} s; ` +
+        `[out-of-workspace ${layout}] pnpm pack x${PUBLIC_PACKAGES.length}: ${(packMs / 1000).toFixed(1)} s; ` +
           `${layout} install: ${(project.installDurationMs / 1000).toFixed(1)} s`,
       );
     }, INSTALL_TIMEOUT_MS);
@@ -75,6 +76,7 @@ export function describeInstalledLayout(layout: InstallLayout): void {
 
     describeInstalledPackageSteps(() => project);
     describeScaffoldSteps(() => project);
+    describeStudioSteps(() => project);
 
     it(
       "an interceptor plugin folder (interceptor.json + handler, with options) rewrites a run's output",

@@ -14,7 +14,11 @@ export const PUBLIC_PACKAGES = [
   { folder: "packages/sandbox", name: "@skillbox/sandbox" },
   { folder: "packages/server", name: "@skillbox/server" },
   { folder: "packages/llm", name: "@skillbox/llm" },
+  { folder: "packages/studio", name: "@skillbox/studio" },
 ] as const;
+
+/** Built files a package needs besides its `main`: the Studio's page, which Vite (not tsc) makes. */
+const BUILT_FILES: Partial<Record<string, string>> = { "packages/studio": "dist/app/index.html" };
 
 /** A public package's name. */
 export type PublicPackageName = (typeof PUBLIC_PACKAGES)[number]["name"];
@@ -27,12 +31,13 @@ function requireBuilt(folder: string, name: string): void {
   const manifest = JSON.parse(readFileSync(join(REPOSITORY_ROOT, folder, "package.json"), "utf8")) as {
     main?: string;
   };
-  const main = join(REPOSITORY_ROOT, folder, manifest.main ?? "dist/index.js");
-  if (!existsSync(main)) {
-    throw new Error(
-      `${name}: ${folder}/${manifest.main ?? "dist/index.js"} is missing, so its tarball would hold no code; ` +
-        "run `pnpm build` first (`pnpm test` does)",
-    );
+  for (const file of [manifest.main ?? "dist/index.js", BUILT_FILES[folder]]) {
+    if (file !== undefined && !existsSync(join(REPOSITORY_ROOT, folder, file))) {
+      throw new Error(
+        `${name}: ${folder}/${file} is missing, so its tarball would lack it; ` +
+          "run `pnpm build` first (`pnpm test` does)",
+      );
+    }
   }
 }
 

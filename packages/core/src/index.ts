@@ -57,6 +57,13 @@ export type {
   WaitOptions,
   WatchFilter,
 } from "./executor/durable-options.js";
+export {
+  DURATION_HISTOGRAM_BOUNDS_MS,
+  type DurationBucket,
+  type DurationHistogram,
+  type DurationHistogramOptions,
+  type SkillDurations,
+} from "./executor/duration-histogram-query.js";
 export type { ExecutionStreamEvent } from "./executor/execution-event-hub.js";
 export { executionFailure } from "./executor/execution-failure.js";
 export type { CauseDescription } from "./executor/execution-outcome.js";
@@ -71,6 +78,12 @@ export {
   type JsonPreview,
   MAX_PREVIEW_LENGTH,
 } from "./executor/execution-summary.js";
+export {
+  type ExecutionTimeline,
+  type ExecutionTimelineBucket,
+  type ExecutionTimelineOptions,
+  MAX_TIMELINE_BUCKETS,
+} from "./executor/execution-timeline-query.js";
 export { DEFAULT_MAX_NESTING_DEPTH } from "./executor/find-over-deep-path.js";
 export { DEFAULT_RETRY_POLICY } from "./executor/retry-policy.js";
 export {
@@ -117,7 +130,15 @@ export {
   SkillRegistry,
   type SkillRegistryOptions,
 } from "./registry/skill-registry.js";
-export type { RuntimeAbort, RuntimeRequest, SkillRuntime } from "./runtime/skill-runtime.js";
+export type {
+  DescribedRuntime,
+  RuntimeAbort,
+  RuntimeDescription,
+  RuntimeDetail,
+  RuntimePoolDescription,
+  RuntimeRequest,
+  SkillRuntime,
+} from "./runtime/skill-runtime.js";
 export {
   SKILL_NAME_PATTERN,
   type SkillRegistration,

@@ -1,12 +1,19 @@
 import { trace } from "@opentelemetry/api";
-import { type Skill, SkillboxError, type SkillContext, type SkillRuntime } from "@skillbox/core";
+import {
+  type RuntimeDescription,
+  type Skill,
+  SkillboxError,
+  type SkillContext,
+  type SkillRuntime,
+} from "@skillbox/core";
 import { traceHeaders } from "@skillbox/core/handler-module";
 import { endRelayBoundary, isTracing, startRelayBoundary } from "@skillbox/core/internal";
 import { sandboxRunner } from "./default-sandbox-runner.js";
 import { planHandlerSandbox } from "./handler-sandbox-plan.js";
+import { resolveSandboxConfig } from "./resolve-sandbox-config.js";
 import { type JobPlan, label, runSandboxJob, untilReady } from "./sandbox-job.js";
 import type { SandboxRunner } from "./sandbox-runner.js";
-import type { SandboxConfig } from "./sandbox-types.js";
+import type { SandboxConfig, SandboxProvider } from "./sandbox-types.js";
 import type { StartedSandbox } from "./started-sandbox.js";
 import { WarmPool } from "./warm-pool.js";
 
@@ -31,6 +38,13 @@ export interface ContainerRuntime extends SkillRuntime {
    * `SandboxRunner.removeOrphans`); hosts call it on start. Resolves with the ids removed.
    */
   removeOrphans(): Promise<string[]>;
+  /**
+   * The engine (once the runner's provider is resolved; null before), its version (asked of the
+   * engine once, in the background, on the first call: null until it answered), the default
+   * image, network and limits of a sandbox, and the warm pool of each skill version (`busy`:
+   * sandboxes still starting). Spawns nothing per call; names no host path and no secret.
+   */
+  describe(): RuntimeDescription;
 }
 
 /** The W3C headers of the active span as environment variables (`TRACEPARENT`, `TRACESTATE`). */
@@ -57,7 +71,9 @@ const WARM_START_TIMEOUT_MS = 60_000;
 export function createContainerRuntime(options: ContainerRuntimeOptions = {}): ContainerRuntime {
   const runner = options.runner ?? sandboxRunner;
   const plans = new Map<string, Promise<JobPlan>>();
-  const pools = new Map<string, { key: string; pool: WarmPool }>();
+  const pools = new Map<string, { key: string; pool: WarmPool; skill: Skill }>();
+  /** The engine's version, asked once per provider (the runner's is resolved lazily). */
+  let engine: { provider: SandboxProvider; version: string | undefined } | undefined;
   /** Every sandbox this runtime started that has not ended (warm ones included). */
   const live = new Set<StartedSandbox>();
 
@@ -129,7 +145,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
       (error) => options.onWarmPoolError?.(error, skill),
       skill,
     );
-    pools.set(skill.id, { key, pool });
+    pools.set(skill.id, { key, pool, skill });
     return pool;
   }
 
@@ -193,6 +209,25 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
     }
   }
 
+  /** What `describe()` says of the engine's version: the answer of one lookup per provider, started on first ask. */
+  function engineVersionOf(provider: SandboxProvider): string | undefined {
+    if (engine?.provider !== provider) {
+      const asked: { provider: SandboxProvider; version: string | undefined } = {
+        provider,
+        version: undefined,
+      };
+      engine = asked;
+      // A failed lookup leaves it unknown: asking again on every describe() would spawn each time.
+      provider.engineVersion?.().then(
+        (version) => {
+          asked.version = version;
+        },
+        () => {},
+      );
+    }
+    return engine.version;
+  }
+
   async function execute(skill: Skill, input: unknown, context: SkillContext): Promise<unknown> {
     const plan = await planFor(skill);
     const pool = await poolFor(skill);
@@ -217,6 +252,41 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
       await (await poolFor(skill))?.ready();
     },
     removeOrphans: () => runner.removeOrphans(),
+    describe() {
+      const provider = runner.resolvedProvider;
+      const defaults = resolveSandboxConfig({});
+      return {
+        details: {
+          isolation: "sandbox",
+          engine: provider?.name ?? null,
+          engineVersion: provider === undefined ? null : (engineVersionOf(provider) ?? null),
+          // bwrap runs on the host's own root: no image.
+          image: provider?.usesImages === false ? null : (options.defaultImage ?? DEFAULT_SANDBOX_IMAGE),
+          // A skill's `sandbox.network: true` is the only way out of the private loopback.
+          network: "none",
+          memoryMb: null,
+          cpus: null,
+          pidsLimit: defaults.pidsLimit,
+          readOnlyRoot: defaults.readOnly,
+          user: defaults.user,
+          tmpfsSizeMb: defaults.tmpfsSizeMb,
+          maxOutputBytes: defaults.maxOutputBytes,
+          warmPoolSize: options.warmPoolSize ?? 0,
+          sandboxes: live.size,
+        },
+        pools: [...pools.values()].map(({ pool, skill }) => {
+          const state = pool.state();
+          return {
+            name: label(skill),
+            skillId: skill.id,
+            size: state.ready + state.starting,
+            idle: state.ready,
+            busy: state.starting,
+            max: state.size,
+          };
+        }),
+      };
+    },
     async close() {
       const open = [...pools.values()];
       pools.clear();

@@ -54,6 +54,14 @@ export class SandboxRunner {
     return sweep;
   }
 
+  /**
+   * The provider once {@link getProvider} has resolved it, else undefined: a synchronous look
+   * that never starts the resolution (which probes engines).
+   */
+  get resolvedProvider(): SandboxProvider | undefined {
+    return this.provider;
+  }
+
   /** The provider this runner uses, resolved (and cached) on first call. */
   getProvider(): Promise<SandboxProvider> {
     if (this.providerPromise === undefined) {

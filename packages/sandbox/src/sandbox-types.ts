@@ -103,6 +103,11 @@ export interface SandboxProvider {
   readonly usesImages: boolean;
   /** Whether the provider can run sandboxes here (tool installed, engine reachable). */
   isAvailable(): Promise<boolean>;
+  /**
+   * The engine's version (`4.3.1`), asked of its CLI; undefined when it cannot tell. Spawns a
+   * process: callers ask once and keep the answer (the container runtime does).
+   */
+  engineVersion?(): Promise<string | undefined>;
   /** The command that starts the sandbox in the foreground with stdin/stdout/stderr attached. */
   plan(spec: SandboxSpec): SpawnPlan;
   /** Called before spawning (bwrap creates its cgroup here). */

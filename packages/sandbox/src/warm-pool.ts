@@ -38,6 +38,11 @@ export class WarmPool implements ObservedWarmPool {
     return ready;
   }
 
+  /** How many sandboxes it keeps (`size`), holds ready, and is starting: what `describe()` shows. */
+  state(): { size: number; ready: number; starting: number } {
+    return { size: this.size, ready: this.readyCount, starting: this.starting };
+  }
+
   /** A started sandbox waiting for its job, or `undefined` when none is ready. */
   take(): StartedSandbox | undefined {
     let sandbox = this.idle.shift();

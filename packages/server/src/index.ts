@@ -14,6 +14,7 @@ export {
 export { type A2aRequestHandlerOptions, createA2aRequestHandler } from "./a2a/create-a2a-request-handler.js";
 export { readSkillCall, type SkillCall } from "./a2a/read-skill-call.js";
 export { SkillAgentExecutor, type SkillAgentExecutorOptions } from "./a2a/skill-agent-executor.js";
+export type { CallerView } from "./http/caller-routes.js";
 export { createHttpApp, type HttpAppOptions } from "./http/create-http-app.js";
 export type { EventKind } from "./http/events-query-schema.js";
 export type { ExecutionEventsOptions } from "./http/execution-event-stream.js";
@@ -31,12 +32,14 @@ export {
 } from "./http/loader-activity.js";
 export type { PackageLoadErrors } from "./http/package-load-error-log.js";
 export { parseApiKeys } from "./http/parse-api-keys.js";
+export type { RuntimePoolView, RuntimeView } from "./http/sandbox-routes.js";
 export type { LatestSkillView, SkillLoadErrorView, SkillOrigin, SkillView } from "./http/skill-view.js";
 export {
   type RunningHttpServer,
   type StartHttpServerOptions,
   startHttpServer,
 } from "./http/start-http-server.js";
+export type { StudioOptions } from "./http/studio-routes.js";
 export {
   createMcpHttpHandler,
   DEFAULT_MAX_SESSIONS,

@@ -284,4 +284,30 @@ describe("createHttpApp: GET /api/events", () => {
     expect((await nextEvent(executionsOnly)).data.executionId).toBe(id);
     expect((await nextEvent(echoOnly)).data.package).toMatchObject({ name: "echo" });
   });
+
+  it("shows a load error's message with the package's display path, not the host's absolute one", () => {
+    const feed = createLoaderActivity({ displayPath: (path) => path.replace("/srv/app/", "") });
+    const seen: unknown[] = [];
+    feed.subscribe((activity) => seen.push(activity));
+
+    feed.failed({
+      root: "/srv/app/plugins/count",
+      file: "/srv/app/plugins/count/index.ts",
+      code: "HANDLER_INVALID",
+      message:
+        "plugins/count/index.ts: failed to load: ParseError: Unexpected token /srv/app/plugins/count/index.ts:1:56",
+    });
+
+    expect(seen).toEqual([
+      expect.objectContaining({
+        failure: {
+          root: "plugins/count",
+          file: "plugins/count/index.ts",
+          code: "HANDLER_INVALID",
+          message:
+            "plugins/count/index.ts: failed to load: ParseError: Unexpected token plugins/count/index.ts:1:56",
+        },
+      }),
+    ]);
+  });
 });

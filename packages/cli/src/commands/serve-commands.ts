@@ -19,6 +19,11 @@ const MODES = [
   },
 ] as const;
 
+/** The flags of `dev` and `serve`: the address, and `--no-studio` (commander sets `studio: false`). */
+interface ServeFlags extends ServerAddressFlags {
+  studio?: boolean;
+}
+
 /** `skillbox dev [dirs…]` and `skillbox serve [dirs…]`. */
 export function registerServeCommands(program: Command, context: CommandContext): void {
   for (const mode of MODES) {
@@ -32,8 +37,11 @@ export function registerServeCommands(program: Command, context: CommandContext)
         parsePortFlag,
       )
       .option("--host <host>", "interface to bind (default SKILLBOX_HOST, else 127.0.0.1)")
-      .action(async (dirs: string[], options: ServerAddressFlags, command: Command) => {
-        const config = await resolveCommandConfig(command, dirs);
+      .option("--no-studio", "do not serve Skillbox Studio, the web dashboard, at / (config: studio: false)")
+      .action(async (dirs: string[], options: ServeFlags, command: Command) => {
+        const loaded = await resolveCommandConfig(command, dirs);
+        // The flag can only turn the Studio off: without it, the config decides.
+        const config = { ...loaded, studio: loaded.studio && options.studio !== false };
         const address = resolveServerAddress(config, options);
         // Loaded on demand: the HTTP and MCP stacks would slow every other command's start.
         const { serveSkills } = await import("../server/serve-skills.js");

@@ -179,6 +179,7 @@ export const configSchema = z
         .strict()
         .optional(),
       telemetry: telemetrySchema.optional(),
+      studio: z.boolean({ error: "must be true or false" }).optional(),
     },
     { error: "must be an object: export default defineConfig({ ... })" },
   )

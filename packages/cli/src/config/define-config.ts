@@ -125,6 +125,8 @@ export interface SkillboxConfig {
   sandbox?: SkillboxSandboxConfig;
   /** OpenTelemetry export of `serve` and `dev` (see docs/observability.md). */
   telemetry?: SkillboxTelemetryConfig;
+  /** Serve Skillbox Studio, the web dashboard, at `/` of `serve` and `dev` (default true); `--no-studio` wins. */
+  studio?: boolean;
 }
 
 /**

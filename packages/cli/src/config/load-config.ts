@@ -83,6 +83,8 @@ export interface ResolvedConfig {
   sandbox: { runtime: SandboxProviderName | undefined; warmPoolSize: number; image: string | undefined };
   /** The file's `telemetry` block as written (the environment is read when `serve`/`dev` start the SDK). */
   telemetry: SkillboxTelemetryConfig | undefined;
+  /** Whether `serve` and `dev` serve the Studio at `/` (the file's `studio`, default true; `--no-studio` clears it). */
+  studio: boolean;
 }
 
 /**
@@ -156,6 +158,7 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
       image: fileConfig.sandbox?.image,
     },
     telemetry: fileConfig.telemetry,
+    studio: fileConfig.studio ?? true,
   };
 }
 

@@ -64,7 +64,8 @@ async function loadFolders(
 
 /**
  * `skillbox dev` and `skillbox serve`: loads the folders (watching them for `dev`), serves the
- * HTTP API with MCP at `/mcp` and an A2A agent, logs loads, reloads, errors and executions readably on stdout,
+ * HTTP API with MCP at `/mcp`, an A2A agent and Skillbox Studio at `/` (unless `config.studio`
+ * is false; the log prints its URL), logs loads, reloads, errors and executions readably on stdout,
  * and on Ctrl-C or SIGTERM stops taking requests, gives running executions the shutdown grace
  * period (`executor.shutdownGraceMs`, then cancels them), and closes the server, the watcher, the
  * host's close handlers (browsers and other pools skills opened), the sandboxes and the database
@@ -146,6 +147,7 @@ export async function serveSkills(
       "listening",
       `${server.url} (MCP at ${server.url}/mcp, A2A agent card at ${server.url}/.well-known/agent-card.json); Ctrl-C stops`,
     );
+    if (server.studioUrl !== undefined) log.line("open", `Studio: ${server.studioUrl}`);
     const reason = await shutdown.requested;
     log.line("stopping", reason);
   } finally {

@@ -16,6 +16,8 @@ export interface ApiServer {
   url: string;
   /** Whether requests must carry an API key. */
   apiKeysConfigured: boolean;
+  /** Where Skillbox Studio answers (`<url>/`), or undefined when it is off (`--no-studio`, `studio: false`). */
+  studioUrl: string | undefined;
   /**
    * Stops accepting requests, runs `drain` (where the executions in flight finish or are
    * cancelled), ends the MCP sessions (an open event stream would hold the server open), then
@@ -32,7 +34,8 @@ export interface ApiServerSources {
 
 /**
  * Starts the HTTP API over the host's registry and executor, with the MCP Streamable HTTP
- * handler mounted at `/mcp`, on `address` (port 0 picks a free port; the URL says which).
+ * handler mounted at `/mcp` and Skillbox Studio at `/` (unless `config.studio` is false), on
+ * `address` (port 0 picks a free port; the URL says which).
  * Without API keys the server refuses a non-loopback host (`SERVER_UNSAFE_BIND`).
  */
 export async function startApiServer(
@@ -58,11 +61,12 @@ export async function startApiServer(
     a2a: config.server.a2a,
     mcp: (request, owner) => mcp.handle(request, owner),
     activity: sources.activity,
+    studio: config.studio ? {} : false,
   });
   let listening: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     listening = await startHttpServer({
-      fetch: (request) => app.fetch(request),
+      fetch: app.fetch,
       port: address.port,
       hostname: address.hostname,
       apiKeysConfigured,
@@ -74,6 +78,7 @@ export async function startApiServer(
   return {
     url: listening.url,
     apiKeysConfigured,
+    studioUrl: config.studio ? `${listening.url}/` : undefined,
     async close(drain) {
       const closing = listening.close();
       try {

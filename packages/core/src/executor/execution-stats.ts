@@ -8,9 +8,10 @@ const DEFAULT_STATS_WINDOW = 1000;
 const MAX_STATS_WINDOW = 10_000;
 /**
  * Rows one query reads at most: with many skill names the window per name shrinks (never under
- * {@link MIN_STATS_WINDOW}), so a registry of thousands of skills stays one bounded query.
+ * {@link MIN_STATS_WINDOW}), so a registry of thousands of skills stays one bounded query. The
+ * timeline and the duration histogram keep to the same cap.
  */
-const MAX_STATS_ROWS = 200_000;
+export const MAX_STATS_ROWS = 200_000;
 const MIN_STATS_WINDOW = 10;
 
 /** Options of `SkillExecutor.skillStats`. */
@@ -139,18 +140,13 @@ export class ExecutionStats {
 
   /** The statistics of `names` for `owner`; an empty list of names answers without a query. */
   compute(owner: string, names: readonly string[], options: SkillStatsOptions): SkillStatsResult {
-    const requested = checkedWindow(options.window);
-    const since = checkedSince(options.since);
-    const distinct = new Set(names).size;
-    const window =
-      distinct === 0
-        ? requested
-        : Math.min(requested, Math.max(MIN_STATS_WINDOW, Math.floor(MAX_STATS_ROWS / distinct)));
+    const window = windowPerName("skillStats", options.window, names);
+    const since = checkedSince("skillStats", options.since);
     const result: SkillStatsResult = {
       window: { executions: window, since: since === undefined ? null : new Date(since).toISOString() },
       skills: [],
     };
-    if (distinct === 0) return result;
+    if (names.length === 0) return result;
     const rows = this.statement.all({
       names: JSON.stringify(names),
       owner,
@@ -183,25 +179,45 @@ function rowToStats(row: StatsRow): SkillStats {
   };
 }
 
-function checkedWindow(value: number | undefined): number {
+/**
+ * The executions per name a per-name query looks at: `window` (default 1000, checked), shrunk
+ * so `names` times it stays within {@link MAX_STATS_ROWS}. `method` names the caller in errors.
+ */
+export function windowPerName(method: string, value: number | undefined, names: readonly string[]): number {
+  const requested = checkedWindow(method, value);
+  const distinct = new Set(names).size;
+  if (distinct === 0) return requested;
+  return Math.min(requested, Math.max(MIN_STATS_WINDOW, Math.floor(MAX_STATS_ROWS / distinct)));
+}
+
+function checkedWindow(method: string, value: number | undefined): number {
   if (value === undefined) return DEFAULT_STATS_WINDOW;
   if (!Number.isInteger(value) || value < 1 || value > MAX_STATS_WINDOW) {
     throw new SkillboxError(
       "INPUT_INVALID",
-      `skillStats: \`window\` must be a whole number of executions from 1 to ${MAX_STATS_WINDOW}, got ${JSON.stringify(value)}`,
+      `${method}: \`window\` must be a whole number of executions from 1 to ${MAX_STATS_WINDOW}, got ${JSON.stringify(value)}`,
     );
   }
   return value;
 }
 
-function checkedSince(value: SkillStatsOptions["since"]): number | undefined {
+/** An instant option (`since`, `until`) in epoch ms; undefined stays undefined. `method` names the caller. */
+export function checkedInstant(
+  method: string,
+  field: string,
+  value: Date | string | number | undefined,
+): number | undefined {
   if (value === undefined) return undefined;
-  const since = new Date(value).getTime();
-  if (Number.isNaN(since)) {
+  const instant = new Date(value).getTime();
+  if (Number.isNaN(instant)) {
     throw new SkillboxError(
       "INPUT_INVALID",
-      `skillStats: \`since\` must be a date, got ${JSON.stringify(value)}`,
+      `${method}: \`${field}\` must be a date, got ${JSON.stringify(value)}`,
     );
   }
-  return since;
+  return instant;
+}
+
+function checkedSince(method: string, value: SkillStatsOptions["since"]): number | undefined {
+  return checkedInstant(method, "since", value);
 }

@@ -8,6 +8,11 @@ import {
   type ExecutionStart,
   type StartExtras,
 } from "./audit-batcher.js";
+import {
+  type DurationHistogram,
+  type DurationHistogramOptions,
+  DurationHistogramQuery,
+} from "./duration-histogram-query.js";
 import { recordedError } from "./execution-failure.js";
 import { ExecutionStats, type SkillStatsOptions, type SkillStatsResult } from "./execution-stats.js";
 import {
@@ -20,7 +25,13 @@ import {
   SUMMARY_COLUMNS,
   timingOf,
 } from "./execution-summary.js";
+import {
+  type ExecutionTimeline,
+  type ExecutionTimelineOptions,
+  ExecutionTimelineQuery,
+} from "./execution-timeline-query.js";
 import { JobStore } from "./job-store.js";
+import { uuidV7LowerBound } from "./uuid-v7-lower-bound.js";
 
 /** Filters of `listExecutions` / `countExecutions`. */
 export interface ExecutionFilters {
@@ -184,6 +195,8 @@ export class ExecutionStore {
   private readonly renewal: NodeJS.Timeout;
   /** The statistics query, prepared on first use: most stores never answer a dashboard. */
   private skillStats: ExecutionStats | undefined;
+  private timelineQuery: ExecutionTimelineQuery | undefined;
+  private histogramQuery: DurationHistogramQuery | undefined;
 
   constructor(database: Database.Database, runnerId: string, options: ExecutionStoreOptions = {}) {
     this.leaseMs = checkedLeaseMs(options.leaseMs);
@@ -341,6 +354,22 @@ export class ExecutionStore {
     return this.skillStats.compute(owner, names, options);
   }
 
+  /** `owner`'s executions per bucket of creation time, by status (see `ExecutionTimelineQuery`). */
+  timeline(owner: string, options: ExecutionTimelineOptions = {}): ExecutionTimeline {
+    this.timelineQuery ??= new ExecutionTimelineQuery(this.database);
+    return this.timelineQuery.compute(owner, options);
+  }
+
+  /** Duration histograms of `owner`'s recent executions of `names` (see `DurationHistogramQuery`). */
+  durations(
+    owner: string,
+    names: readonly string[],
+    options: DurationHistogramOptions = {},
+  ): DurationHistogram {
+    this.histogramQuery ??= new DurationHistogramQuery(this.database);
+    return this.histogramQuery.compute(owner, names, options);
+  }
+
   /** How many executions match the filters (pagination ignored). */
   count(filters: ExecutionFilters = {}): number {
     const { where, parameters } = buildWhere(filters);
@@ -433,12 +462,6 @@ function pageOf(filters: ExecutionFilters): { limit: number; offset: number } {
     limit: Math.min(Math.max(Math.trunc(filters.limit ?? 50), 1), MAX_PAGE),
     offset: Math.max(Math.trunc(filters.offset ?? 0), 0),
   };
-}
-
-/** The smallest UUIDv7 that can be minted at `milliseconds` (ids compare as fixed-width hex). */
-function uuidV7LowerBound(milliseconds: number): string {
-  const hex = Math.max(0, Math.trunc(milliseconds)).toString(16).padStart(12, "0");
-  return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`;
 }
 
 function buildWhere(filters: ExecutionFilters): { where: string; parameters: unknown[] } {

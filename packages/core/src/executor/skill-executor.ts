@@ -6,7 +6,7 @@ import { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
 import { createInlineRuntime } from "../runtime/inline-runtime.js";
-import type { SkillRuntime } from "../runtime/skill-runtime.js";
+import type { DescribedRuntime, SkillRuntime } from "../runtime/skill-runtime.js";
 import { createWorkerRuntime, type WorkerRuntimeOptions } from "../runtime/worker-runtime.js";
 import { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
@@ -32,6 +32,7 @@ import type {
   WaitOptions,
   WatchFilter,
 } from "./durable-options.js";
+import type { DurationHistogram, DurationHistogramOptions } from "./duration-histogram-query.js";
 import type { ExecutionStreamEvent } from "./execution-event-hub.js";
 import { executionFailure } from "./execution-failure.js";
 import type { ExecutionPort, NestedCallParent } from "./execution-port.js";
@@ -45,6 +46,7 @@ import {
 import type { SkillStatsOptions, SkillStatsResult } from "./execution-stats.js";
 import { type ExecutionFilters, ExecutionStore } from "./execution-store.js";
 import type { ExecutionSummary, ExecutionSummaryOptions } from "./execution-summary.js";
+import type { ExecutionTimeline, ExecutionTimelineOptions } from "./execution-timeline-query.js";
 import { checkedMilliseconds, ExecutionTimeouts } from "./execution-timeouts.js";
 import { DEFAULT_MAX_NESTING_DEPTH } from "./find-over-deep-path.js";
 import { HostCloseHandlers } from "./host-close-handlers.js";
@@ -405,6 +407,58 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     const owner = options.owner ?? "public";
     const names = options.skills ?? [...new Set(this.registry.list(owner).map((skill) => skill.name))];
     return this.store.stats(owner, names, options);
+  }
+
+  /**
+   * One caller's executions (`owner`, default `public`) counted per bucket of creation time and
+   * by status: `[since, until)` (default the last hour) cut into `bucketSeconds` buckets (default
+   * 60, at most 1440 buckets), every bucket present oldest first, only `skill`'s when given.
+   * Another owner's executions never count; at most the newest 200 000 in the range do. One
+   * GROUP BY query.
+   */
+  executionTimeline(options: ExecutionTimelineOptions = {}): ExecutionTimeline {
+    return this.store.timeline(options.owner ?? "public", options);
+  }
+
+  /**
+   * Duration histograms per skill name for one caller (`owner`, default `public`): over the same
+   * window as {@link skillStats} (its most recent `window` executions of each name, default 1000,
+   * since `since` when given), the finished ones with a duration, counted in the fixed buckets of
+   * `DURATION_HISTOGRAM_BOUNDS_MS`, with nearest-rank p50/p95. Every name it can see unless
+   * `skills` lists some; names with no such execution are left out. One bounded SQL query.
+   */
+  durationHistogram(options: DurationHistogramOptions = {}): DurationHistogram {
+    const owner = options.owner ?? "public";
+    const names = options.skills ?? [...new Set(this.registry.list(owner).map((skill) => skill.name))];
+    return this.store.durations(owner, names, options);
+  }
+
+  /**
+   * Every runtime this executor has, by name, with what its `describe()` tells (settings, pool
+   * state; `{ details: {}, pools: [] }` for one without it). Pools serving a skill version are
+   * listed only when `owner` (default: any) can see that skill in the registry. Cheap: nothing
+   * is spawned or awaited.
+   */
+  describeRuntimes(options: { owner?: string } = {}): DescribedRuntime[] {
+    const described: DescribedRuntime[] = [];
+    for (const runtime of this.runtimes.values()) {
+      let description: ReturnType<NonNullable<SkillRuntime["describe"]>> = { details: {}, pools: [] };
+      try {
+        description = runtime.describe?.() ?? description;
+      } catch (error) {
+        // One runtime's faulty describe() must not hide the others.
+        this.logger.warn("a runtime failed to describe itself", {
+          runtime: runtime.name,
+          error: String(error),
+        });
+      }
+      const pools = description.pools.filter(
+        (pool) =>
+          pool.skillId === undefined || this.registry.getSkill(pool.skillId, options.owner) !== undefined,
+      );
+      described.push({ name: runtime.name, details: { ...description.details }, pools });
+    }
+    return described;
   }
 
   /** Number of executions matching the filters (pagination ignored). */

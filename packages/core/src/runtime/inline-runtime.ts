@@ -13,5 +13,8 @@ export function createInlineRuntime(): SkillRuntime {
       if (typeof handler === "function") return Promise.resolve(handler(request.input, request.context));
       return handler.then((resolved) => resolved(request.input, request.context));
     },
+    describe() {
+      return { details: { isolation: "none" }, pools: [] };
+    },
   };
 }

@@ -76,6 +76,10 @@ interface WorkerResult {
 interface Pool {
   tinypool: Tinypool;
   threads: PoolThreads;
+  /** How `describe()` names it: `threads`, with its heap limit and call depth when it has them. */
+  label: string;
+  /** Tasks handed to it and not settled (a thread runs one at a time). */
+  tasksOut: number;
   /** The skill versions whose code this pool's threads were sent (each thread learns it once). */
   introduced: WeakSet<SkillCodeRef>;
 }
@@ -246,6 +250,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
   let closing = false;
   const gates = new Map<string, Gate>();
   const maxQueue = options.maxQueue ?? 1_000;
+  const maxThreads = options.maxThreads ?? availableParallelism();
   const logger = options.logger ?? createConsoleLogger();
   const progress = new ThreadProgress(logger);
   /** What `skillbox.worker_pool.threads` reads: `tasksOut` are the busy threads, when fewer than the threads. */
@@ -261,7 +266,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     if (pool === undefined) {
       const tinypool = new Tinypool({
         filename: WORKER_ENTRY.href,
-        maxThreads: options.maxThreads ?? availableParallelism(),
+        maxThreads,
         // Pools of nested calls keep none: there may be one per call depth (up to the executor's
         // maxCallDepth) and per memory limit, and a burst of deep calls must not leave their
         // threads alive once idle.
@@ -290,7 +295,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
         });
       });
       threads.watch();
-      pool = { tinypool, threads, introduced: new WeakSet() };
+      pool = { tinypool, threads, label: poolLabel(memoryMb, depth), tasksOut: 0, introduced: new WeakSet() };
       pools.set(key, pool);
     }
     return pool;
@@ -423,9 +428,11 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
     pool.threads.watch();
     progress.track(job);
     observed.tasksOut++;
+    pool.tasksOut++;
     return running.then(
       (result) => {
         observed.tasksOut--;
+        pool.tasksOut--;
         channel?.port1.close();
         const reported =
           result.progressSent === undefined ? undefined : progress.untilReported(job, result.progressSent);
@@ -434,6 +441,7 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       },
       (error: unknown) => {
         observed.tasksOut--;
+        pool.tasksOut--;
         channel?.port1.close();
         progress.forget(job);
         pool.threads.watch();
@@ -493,6 +501,26 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
       return gate === undefined ? runTask(request) : runGated(request, gate, depth);
     },
     threadCount: observed.threadCount,
+    describe() {
+      const all = [...pools.values()];
+      return {
+        details: {
+          isolation: "worker thread",
+          maxThreads,
+          minThreads: options.minThreads ?? 0,
+          idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
+          maxQueue,
+          maxConcurrencyPerSkill: options.maxConcurrencyPerSkill ?? null,
+          threads: observed.threadCount(),
+          queued: all.reduce((total, pool) => total + pool.tinypool.queueSize, 0),
+        },
+        pools: all.map((pool) => {
+          const size = pool.tinypool.threads.length;
+          const busy = Math.min(pool.tasksOut, size);
+          return { name: pool.label, size, idle: size - busy, busy, max: maxThreads };
+        }),
+      };
+    },
     async close() {
       closing = true;
       workerPoolGauge.untrack(observed);
@@ -507,6 +535,14 @@ export function createWorkerRuntime(options: WorkerRuntimeOptions = {}): SkillRu
 /** Core's tracer, looked up only for a traced attempt (the SDK may be installed after the runtime). */
 function tracer() {
   return trace.getTracer("@skillbox/core");
+}
+
+/** A pool's name in `describe()`: `threads`, `threads, 256 MiB heap`, `threads, ctx.call depth 2`. */
+function poolLabel(memoryMb: number | undefined, depth: number): string {
+  const parts = ["threads"];
+  if (memoryMb !== undefined) parts.push(`${memoryMb} MiB heap`);
+  if (depth > 0) parts.push(`ctx.call depth ${depth}`);
+  return parts.join(", ");
 }
 
 /** `name@version`, as errors name a skill. */

@@ -54,6 +54,12 @@ export function createBwrapProvider(options: BwrapProviderOptions = {}): Sandbox
       });
       return result.exitCode === 0;
     },
+    async engineVersion() {
+      // `bubblewrap 0.8.0`
+      const result = await execa(binary, ["--version"], { reject: false, timeout: 10_000 });
+      const version = /(\d+\.\d+[^\s]*)/.exec(String(result.stdout))?.[1];
+      return result.exitCode === 0 ? version : undefined;
+    },
     async prepare(spec: SandboxSpec) {
       if (!spec.config.readOnly) {
         throw new SkillboxError(

@@ -27,6 +27,8 @@ export interface ContainerCliProviderOptions {
   clientEnv?: Record<string, string>;
   /** Arguments of a command that succeeds only when the engine can run containers. */
   probeArgs?: string[];
+  /** Arguments of a command that prints the engine's version alone (default `version --format {{.Server.Version}}`). */
+  versionArgs?: string[];
   /** The subcommand that kills and removes a container at once (default `rm --force`). */
   removeArgs?: string[];
   /**
@@ -206,6 +208,11 @@ export function createContainerCliProvider(options: ContainerCliProviderOptions)
         timeout: 10_000,
       });
       return result.exitCode === 0;
+    },
+    async engineVersion() {
+      const result = await run(options.versionArgs ?? ["version", "--format", "{{.Server.Version}}"]);
+      const version = String(result.stdout).trim();
+      return result.exitCode === 0 && version !== "" ? version : undefined;
     },
     plan(spec: SandboxSpec): SpawnPlan {
       const workDir = spec.config.workDir ?? "/workspace";

@@ -5,6 +5,7 @@ import type { A2aOptions } from "../a2a/a2a-options.js";
 import { createA2aRoutes } from "../a2a/create-a2a-routes.js";
 import { createAuthentication } from "./authenticate.js";
 import { createCallerEventStreams } from "./caller-event-stream.js";
+import { createCallerRoutes } from "./caller-routes.js";
 import {
   type ExecutionEventsOptions,
   eventStreamSlotsOf,
@@ -17,7 +18,10 @@ import { createInterceptorRoutes } from "./interceptor-routes.js";
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from "./limit-body.js";
 import type { ActivitySource } from "./loader-activity.js";
 import { PackageLoadErrorLog } from "./package-load-error-log.js";
+import { createSandboxRoutes } from "./sandbox-routes.js";
 import { createSkillRoutes } from "./skill-routes.js";
+import { createStatsRoutes } from "./stats-routes.js";
+import { createStudioRoutes, type StudioOptions } from "./studio-routes.js";
 import { traceHttpRequests } from "./trace-http-requests.js";
 
 /** Options of {@link createHttpApp}. */
@@ -50,11 +54,19 @@ export interface HttpAppOptions {
    * streams carry executions only.
    */
   activity?: ActivitySource;
+  /**
+   * Skillbox Studio, the web dashboard, under `/` (`index.html`, `assets/`): the build in
+   * `directory` (default: the one `@skillbox/studio` ships), read once now. Without API keys it
+   * answers only loopback host names, as the API; with keys the page loads without one and asks
+   * for a key itself. No build there: `/` is 503 naming `pnpm build`. `false` turns it off.
+   */
+  studio?: StudioOptions | false;
 }
 
 /**
  * The Skillbox HTTP API as a Hono app: `GET /health`, `/api/skills`, `/api/executions`,
- * `GET /api/events` (a live stream of the caller's executions and the loader's activity), A2A
+ * `GET /api/events` (a live stream of the caller's executions and the loader's activity),
+ * `GET /api/caller`, `/api/stats/executions`, `/api/stats/durations`, `/api/sandbox`, A2A
  * (`/.well-known/agent-card.json`, `/a2a`) unless `options.a2a` is false and, when `options.mcp`
  * is given, `/mcp` — every route but `/health` and the agent card behind the same
  * authentication. Every error is `{ "error": { "code", "message", "data"? } }` with the status
@@ -106,6 +118,9 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     options.activity === undefined ? undefined : PackageLoadErrorLog.following(options.activity);
   api.route("/skills", createSkillRoutes({ registry, executor, loadErrors }));
   api.route("/interceptors", createInterceptorRoutes({ executor, loadErrors }));
+  api.route("/caller", createCallerRoutes({ apiKeysConfigured }));
+  api.route("/stats", createStatsRoutes({ executor }));
+  api.route("/sandbox", createSandboxRoutes({ executor }));
   // One per-owner cap over both streaming routes.
   const streamSlots = eventStreamSlotsOf(options.executionEvents);
   api.route(
@@ -134,6 +149,15 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       "/",
       createA2aRoutes({ ...options.a2a, registry, executor, authenticate, limit, apiKeysConfigured }),
     );
+  }
+  if (options.studio !== false) {
+    // Last, so every route above keeps its paths; it answers only the files of the build.
+    const studio = new Hono<HttpEnv>();
+    const keylessGuard = apiKeysConfigured ? undefined : authenticate;
+    const serveStudio = createStudioRoutes({ ...options.studio, keylessGuard });
+    // Its own paths only, not `*`: another path is no Studio request (its span says no route matched).
+    for (const path of ["/", "/index.html", "/assets/*"]) studio.get(path, serveStudio);
+    app.route("/", studio);
   }
   return app;
 }

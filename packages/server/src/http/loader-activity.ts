@@ -117,7 +117,8 @@ export function createLoaderActivity(options: LoaderActivityOptions = {}): Loade
           root: show(failure.root),
           file: show(failure.file),
           code: failure.code,
-          message: failure.message,
+          // A parser's message names the file by its absolute path: shown as the root is.
+          message: failure.message.split(failure.root).join(show(failure.root)),
         },
       }),
     warned: (warning) =>
@@ -125,7 +126,11 @@ export function createLoaderActivity(options: LoaderActivityOptions = {}): Loade
         type: "warning",
         at: at(),
         owner,
-        warning: { code: warning.code, folder: show(warning.folder), message: warning.message },
+        warning: {
+          code: warning.code,
+          folder: show(warning.folder),
+          message: warning.message.split(warning.folder).join(show(warning.folder)),
+        },
       }),
   };
 }

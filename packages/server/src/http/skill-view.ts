@@ -1,5 +1,5 @@
 import { basename, isAbsolute, relative, sep } from "node:path";
-import type { JsonSchema, Skill } from "@skillbox/core";
+import type { JsonSchema, Skill, SkillExample } from "@skillbox/core";
 import type { PackageLoadError, PackageLoadErrors } from "./package-load-error-log.js";
 
 /**
@@ -30,6 +30,8 @@ export interface SkillView {
    * `loadErrors` (see `PackageLoadErrors`).
    */
   lastLoadError: SkillLoadErrorView | null;
+  /** The manifest's `examples` (`{ description?, input, output? }` each); empty when it has none. */
+  examples: SkillExample[];
 }
 
 /**
@@ -78,6 +80,7 @@ export function toSkillView(skill: Skill, options: SkillViewOptions = {}): Skill
     updatedAt: skill.updatedAt,
     origin: originOf(skill, packageRoot),
     lastLoadError: loadError === undefined ? null : toLoadErrorView(loadError),
+    examples: skill.examples ?? [],
   };
 }
 

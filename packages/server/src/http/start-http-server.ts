@@ -1,12 +1,18 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAdaptorServer } from "@hono/node-server";
+import { createAdaptorServer, type Http2Bindings, type HttpBindings } from "@hono/node-server";
 import { SkillboxError } from "@skillbox/core";
 import { isLoopbackHostname } from "./is-loopback-hostname.js";
 
 /** Options of {@link startHttpServer}. */
 export interface StartHttpServerOptions {
-  fetch: (request: Request) => Response | Promise<Response>;
+  /**
+   * Answers a request, for example `createHttpApp(...).fetch`. Pass it on as it is: its second
+   * argument carries the Node request and response (`incoming`, `outgoing`), which is how the
+   * app learns the connection's peer address (who may approve without keys) and when the client
+   * went away. A wrapper that drops it leaves the app without either.
+   */
+  fetch: (request: Request, bindings: HttpBindings | Http2Bindings) => Response | Promise<Response>;
   /** Default 3000; 0 picks a free port. */
   port?: number;
   /** Default "127.0.0.1". */

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { activityFeed } from "./activity/activity-feed.js";
 import { ApiClient } from "./api/api-client.js";
 import { type ApiError, isApiError } from "./api/api-error.js";
 import { apiKeyStore } from "./api/api-key-store.js";
@@ -99,6 +100,8 @@ function Dashboard(props: { api: ApiClient; caller: CallerView; onSignOut: (erro
     () => new LiveEvents(api, { onUnauthorized: (error) => onSignOut(error) }),
     [api, onSignOut],
   );
+  // The loader's activity has no history: the feed collects from sign-in, whatever page is shown.
+  useEffect(() => activityFeed.follow(live), [live]);
   const [liveState, setLiveState] = useState<LiveState>(live.state);
   useEffect(() => {
     const stopListening = live.onState(setLiveState);

@@ -41,7 +41,6 @@ export function isFinalStatus(status: string): boolean {
 
 /** One entry of a manifest's `examples`. */
 export interface SkillExample {
-  title?: string;
   description?: string;
   input: unknown;
   output?: unknown;
@@ -191,7 +190,8 @@ export interface CallerView {
 export interface InterceptorView {
   name: string;
   order: number;
-  match: { kind: "all" | "filter" | "predicate"; names: string[]; tags: string[] };
+  /** `names` / `tags` are null when the interceptor does not filter on them. */
+  match: { kind: "all" | "filter" | "predicate"; names: string[] | null; tags: string[] | null };
   hooks: string[];
   source: { kind: "package" | "code"; package: string | null };
   lastLoadError: SkillLoadError | null;

@@ -1,16 +1,19 @@
 import type { ExecutionStatus } from "../api/api-types.js";
 
-/** A symbol for each status, so it never rests on colour alone. */
+/**
+ * A symbol for each status, so it never rests on colour alone — from blocks the common system
+ * fonts (DejaVu on Linux) carry, so none renders as an empty box.
+ */
 const SYMBOLS: Record<ExecutionStatus, string> = {
   queued: "◷",
-  awaiting_approval: "⏸",
+  awaiting_approval: "‖",
   pending: "◷",
   running: "▶",
   success: "✓",
   error: "✕",
-  timeout: "⌛",
+  timeout: "◔",
   cancelled: "⊘",
-  denied: "⛔",
+  denied: "⊗",
   rejected: "⊘",
   interrupted: "↯",
 };

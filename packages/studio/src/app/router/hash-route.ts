@@ -11,7 +11,7 @@ export interface Route {
  * Routes live in the URL's fragment (`#/executions?status=error`): the server serves one
  * `index.html` and never needs to know the Studio's pages, and every view is a link to share.
  */
-export function readRoute(hash: string = location.hash): Route {
+function readRoute(hash: string = location.hash): Route {
   const text = hash.startsWith("#") ? hash.slice(1) : hash;
   const questionMark = text.indexOf("?");
   const path = questionMark === -1 ? text : text.slice(0, questionMark);
