@@ -59,6 +59,9 @@ function commandTraceEnv(): Record<string, string> {
 /** The default image of handler skills: the one `scripts/build-test-image.sh` builds. */
 export const DEFAULT_SANDBOX_IMAGE = "localhost/skillbox-node:latest";
 
+/** The hardened limits a sandbox gets when its skill sets none, as `describe()` shows them. */
+const SANDBOX_DEFAULTS = resolveSandboxConfig({});
+
 /** How long a warm sandbox may take to load its handler before it is given up. */
 const WARM_START_TIMEOUT_MS = 60_000;
 
@@ -254,7 +257,6 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
     removeOrphans: () => runner.removeOrphans(),
     describe() {
       const provider = runner.resolvedProvider;
-      const defaults = resolveSandboxConfig({});
       return {
         details: {
           isolation: "sandbox",
@@ -266,11 +268,11 @@ export function createContainerRuntime(options: ContainerRuntimeOptions = {}): C
           network: "none",
           memoryMb: null,
           cpus: null,
-          pidsLimit: defaults.pidsLimit,
-          readOnlyRoot: defaults.readOnly,
-          user: defaults.user,
-          tmpfsSizeMb: defaults.tmpfsSizeMb,
-          maxOutputBytes: defaults.maxOutputBytes,
+          pidsLimit: SANDBOX_DEFAULTS.pidsLimit,
+          readOnlyRoot: SANDBOX_DEFAULTS.readOnly,
+          user: SANDBOX_DEFAULTS.user,
+          tmpfsSizeMb: SANDBOX_DEFAULTS.tmpfsSizeMb,
+          maxOutputBytes: SANDBOX_DEFAULTS.maxOutputBytes,
           warmPoolSize: options.warmPoolSize ?? 0,
           sandboxes: live.size,
         },

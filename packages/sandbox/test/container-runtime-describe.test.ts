@@ -99,6 +99,33 @@ describeWithEngine("ContainerRuntime.describe (podman)", podmanRequirement(), ()
     expect(text).not.toContain(host.directory);
   });
 
+  it("asks the engine its version once, however often it is described: describe() spawns nothing per call", async () => {
+    const podman = createPodmanProvider();
+    const askVersion = podman.engineVersion?.bind(podman);
+    let asked = 0;
+    const counting = new SandboxRunner({
+      provider: {
+        ...podman,
+        engineVersion: () => {
+          asked += 1;
+          return askVersion?.() ?? Promise.resolve(undefined);
+        },
+      },
+      removeOrphansOnStart: false,
+    });
+    const described = createContainerRuntime({ runner: counting });
+
+    await counting.getProvider();
+    for (let call = 0; call < 20; call += 1) described.describe();
+    await vi.waitFor(
+      () => expect(described.describe().details.engineVersion).toBeTypeOf("string"),
+      START_TIMEOUT,
+    );
+    for (let call = 0; call < 20; call += 1) described.describe();
+
+    expect(asked).toBe(1);
+  });
+
   it("shows each skill version's warm pool, and the executor shows it only to owners who can see the skill", async () => {
     const skill = host.registry.register(warmSkill("alice"));
 

@@ -6,7 +6,7 @@ import { studioAssetsDirectory } from "@skillbox/studio";
 import { createTemporaryHost } from "@skillbox/test-helpers/temporary-host";
 import { createTemporaryTree, type TemporaryTree } from "@skillbox/test-helpers/temporary-tree";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_STUDIO_BYTES, MAX_STUDIO_FILES } from "../src/http/studio-files.js";
+import { MAX_STUDIO_BYTES, MAX_STUDIO_FILES, readStudioFiles } from "../src/http/studio-files.js";
 import { createHttpApp } from "../src/index.js";
 import { echoSkill, type TestApi, useTestApi } from "./http-test-api.js";
 
@@ -195,6 +195,18 @@ describe("createHttpApp: the Studio", () => {
     const late = await raw(api, "/assets/late-5e6f.js");
 
     expect(late.status).toBe(404);
+  });
+
+  it("keeps in memory only the files it can serve: index.html and assets/", () => {
+    const tree = fakeBuild({ "notes.txt": "never served", "docs/guide.html": "never served" });
+
+    const table = readStudioFiles(tree.path("build"));
+
+    expect([...(table?.keys() ?? [])].sort()).toEqual([
+      "/assets/app-1a2b.js",
+      "/assets/style-3c4d.css",
+      "/index.html",
+    ]);
   });
 
   it("leaves /health, /api and unknown paths to the API, even when the build holds such files", async () => {

@@ -154,6 +154,34 @@ describe("approvals decided from the Studio by an approver key", { timeout: 90_0
     assertNoPageErrors(page);
     await page.context().close();
   });
+
+  it("keeps the finished state the live stream showed when the approve answer (an earlier state) comes after it", async () => {
+    const { execution } = await runSkill(host, "transfer", { input: { amount: 8 }, apiKey: READER });
+    const page = await openStudio(browser, host.url, {
+      route: `#/executions/${execution.id}`,
+      apiKey: APPROVER,
+    });
+    await page.locator("[data-live=live]").waitFor();
+    // The approve answer is held back until the live `finished` event has shown the end.
+    let answered: unknown;
+    await page.route("**/api/executions/*/approve", async (route) => {
+      const response = await route.fetch();
+      answered = await response.json();
+      await page.locator('section.execution-page[data-status="success"]').waitFor();
+      await route.fulfill({ response });
+    });
+    await page.getByRole("button", { name: "Approve", exact: true }).click();
+    // The answer has been handled once the page says what the action did.
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Approved: the execution is now / })
+      .waitFor();
+    expect((answered as { status: string }).status).not.toBe("success");
+    await expect(page.locator("section.execution-page").getAttribute("data-status")).resolves.toBe("success");
+    await expect(page.getByRole("button", { name: "Cancel", exact: true }).count()).resolves.toBe(0);
+    assertNoPageErrors(page);
+    await page.context().close();
+  });
 });
 
 describe("approvals seen by a key that may not decide", { timeout: 90_000 }, () => {
@@ -198,5 +226,36 @@ describe("approvals seen by a key that may not decide", { timeout: 90_000 }, () 
     assertNoPageErrors(reader);
     assertNoPageErrors(approver);
     await Promise.all([reader.context().close(), approver.context().close()]);
+  });
+});
+
+describe("the approvals inbox's pages", { timeout: 90_000 }, () => {
+  it("keeps a way back when the decisions emptied a later page", async () => {
+    // One more than a page: the last one is alone on the second page.
+    const waiting: string[] = [];
+    for (let index = 0; index < 51; index += 1) {
+      const { execution } = await runSkill(host, "transfer", { input: { amount: index }, apiKey: READER });
+      waiting.push(execution.id);
+    }
+    const page = await openStudio(browser, host.url, { route: "#/approvals", apiKey: APPROVER });
+    const table = page.getByRole("table", { name: "Pending approvals" });
+    await table.locator("tr[data-execution-id]").first().waitFor();
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.getByText("Showing 51–51 of 51").waitFor();
+    const row = table.locator("tr[data-execution-id]");
+    await expect(row.count()).resolves.toBe(1);
+    const alone = await row.getAttribute("data-execution-id");
+    expect(waiting).toContain(alone);
+    await row.getByRole("button", { name: "Reject", exact: true }).click();
+    await page.getByText("No pending approvals this far back.").waitFor();
+    // Nothing is shown: the range says so rather than "0–50".
+    await expect(page.locator(".pagination-range").textContent()).resolves.toBe("Showing 0–0 of 50");
+    const previous = page.getByRole("button", { name: "Previous page" });
+    await expect(previous.isEnabled()).resolves.toBe(true);
+    await previous.click();
+    await page.getByText("Showing 1–50 of 50").waitFor();
+    await expect(table.locator("tr[data-execution-id]").count()).resolves.toBe(50);
+    assertNoPageErrors(page);
+    await page.context().close();
   });
 });

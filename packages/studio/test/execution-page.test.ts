@@ -3,6 +3,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readExecution, runSkill } from "./executions/execution-requests.js";
+import { reloadWithLaggedBurst, startLaggedBurstStream } from "./executions/lagged-burst-stream.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -135,6 +136,27 @@ describe("the Execution page", { timeout: 90_000 }, () => {
     expect(stored.status).toBe("cancelled");
     assertNoPageErrors(page);
     await page.context().close();
+  });
+
+  it("reads the execution again once for a burst of lagged notices, not once per notice", async () => {
+    const { execution } = await runSkill(host, "echo", { input: { burst: true } });
+    const stream = await startLaggedBurstStream({ notices: 30 });
+    try {
+      const page = await openExecution(execution.id);
+      await page.locator("[data-live=live]").waitFor();
+      const reads: string[] = [];
+      page.on("request", (request) => {
+        if (new URL(request.url()).pathname === `/api/executions/${execution.id}`) reads.push(request.url());
+      });
+      await reloadWithLaggedBurst(page, stream);
+      // The first read and at most a few coalesced ones, not one per notice.
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.length).toBeLessThan(10);
+      assertNoPageErrors(page);
+      await page.context().close();
+    } finally {
+      await stream.close();
+    }
   });
 
   it("shows the server's refusal of a cancel when the execution ended meanwhile", async () => {

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  constraintText,
-  fromDateTimeLocal,
-  parseJsonText,
-  toDateTimeLocal,
-  violationIssues,
-} from "../src/app/form/field-text.js";
+import { constraintText, parseJsonText, violationIssues } from "../src/app/form/field-text.js";
 import {
   finalValue,
   initialValue,
@@ -15,6 +9,7 @@ import {
   withValueAt,
 } from "../src/app/form/field-values.js";
 import { buildFieldModel, type FieldModel, MAX_FIELD_DEPTH } from "../src/app/form/schema-fields.js";
+import { fromDateTimeLocal, toDateTimeLocal } from "../src/app/format.js";
 
 /** The model of a property of an object schema. */
 function property(model: FieldModel, name: string): FieldModel {
@@ -22,6 +17,14 @@ function property(model: FieldModel, name: string): FieldModel {
   const entry = model.properties.find((candidate) => candidate.name === name);
   if (entry === undefined) throw new Error(`no property ${name}`);
   return entry.field;
+}
+
+/** How many fields a model has (every node: objects, lists and their items, inputs). */
+function fieldCount(model: FieldModel): number {
+  if (model.kind === "object")
+    return 1 + model.properties.reduce((sum, entry) => sum + fieldCount(entry.field), 0);
+  if (model.kind === "array") return 1 + fieldCount(model.item);
+  return 1;
 }
 
 function modelOf(schema: Record<string, unknown>, name = "value"): FieldModel {
@@ -192,6 +195,31 @@ describe("buildFieldModel", () => {
     const model = buildFieldModel({ $defs: definitions, $ref: "#/$defs/d0" });
     expect(model.kind).toBe("object");
   });
+
+  it("treats a $ref with broken percent-encoding as unresolvable instead of throwing", () => {
+    const model = buildFieldModel({ type: "object", properties: { bad: { $ref: "#/%E0%A4%A" } } });
+    expect(property(model, "bad")).toMatchObject({ kind: "json", reason: "#/%E0%A4%A cannot be resolved" });
+  });
+
+  it("bounds the fields of a very wide object: the form never gets more than a thousand", () => {
+    const properties: Record<string, unknown> = {};
+    for (let index = 0; index < 5000; index += 1) properties[`p${index}`] = { type: "string" };
+    expect(fieldCount(buildFieldModel({ type: "object", properties }))).toBeLessThanOrEqual(1000);
+  });
+
+  it("bounds the items a required list starts with (minItems), nested lists multiplying", () => {
+    const huge = buildFieldModel({
+      type: "object",
+      required: ["list"],
+      properties: { list: { type: "array", minItems: 100_000_000, items: { type: "string" } } },
+    });
+    expect(property(huge, "list")).toMatchObject({ kind: "json" });
+    expect(initialValue(huge)).toEqual({});
+    let nested: Record<string, unknown> = { type: "string" };
+    for (let level = 0; level < 4; level += 1) nested = { type: "array", minItems: 40, items: nested };
+    const value = initialValue(buildFieldModel(nested));
+    expect(JSON.stringify(value ?? null).length).toBeLessThan(10_000);
+  });
 });
 
 describe("initialValue", () => {
@@ -354,6 +382,20 @@ describe("paths", () => {
     expect(withValueAt(next, ["a", "b"], undefined)).toEqual({ a: { list: [undefined, "x"] } });
     expect(valueAt(undefined, ["a"])).toBeUndefined();
   });
+
+  it("reads only a value's own properties and writes `__proto__` as a plain property", () => {
+    expect(valueAt({}, ["constructor"])).toBeUndefined();
+    expect(valueAt({ list: [] }, ["list", "length"])).toBeUndefined();
+    const written = withValueAt({}, ["__proto__"], { polluted: true });
+    expect(JSON.stringify(written)).toBe('{"__proto__":{"polluted":true}}');
+    expect(Object.getPrototypeOf(written)).toBe(Object.prototype);
+    const model = buildFieldModel({
+      type: "object",
+      properties: { constructor: { type: "string" }, toString: { type: "object" } },
+    });
+    expect(finalValue(model, {})).toEqual({});
+    expect(validateValue(model, {})).toEqual([]);
+  });
 });
 
 describe("violationIssues", () => {
@@ -409,6 +451,7 @@ describe("text helpers", () => {
     expect(fromDateTimeLocal(toDateTimeLocal(iso))).toBe(iso);
     expect(toDateTimeLocal("not a date")).toBe("");
     expect(fromDateTimeLocal("")).toBeUndefined();
+    expect(toDateTimeLocal("2026-03-04T05:06:07.000Z", "minutes")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
   });
 
   it("describes limits in words", () => {

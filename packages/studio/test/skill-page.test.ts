@@ -190,6 +190,18 @@ describe("the skill page", { timeout: 90_000 }, () => {
     expect(JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({
       received: { customer: "Ada", quantity: 2, size: "small", gift: true },
     });
+    // Each recent execution's link shows the random end of its id (UUIDv7 ids of one minute
+    // share their start), so two runs of the same minute read apart.
+    const recent = page.getByRole("table", { name: "Recent executions of order" });
+    const href = (await result.getByRole("link", { name: "Open execution" }).getAttribute("href")) ?? "";
+    const id = decodeURIComponent(href.split("/").pop() ?? "");
+    await recent.locator(`tr[data-execution-id="${id}"]`).waitFor();
+    for (const row of await recent.locator("tr[data-execution-id]").all()) {
+      const rowId = (await row.getAttribute("data-execution-id")) ?? "";
+      const text = ((await row.getByRole("link").textContent()) ?? "").replace("…", "");
+      expect(text.length).toBeGreaterThanOrEqual(12);
+      expect(rowId.endsWith(text)).toBe(true);
+    }
     assertNoPageErrors(page);
     await page.context().close();
   });

@@ -207,4 +207,27 @@ describe("the Studio journey with API keys", { timeout: 120_000 }, () => {
     assertNoPageErrors(page);
     await page.context().close();
   });
+
+  it("changes the key: forgets the old one, puts the focus in the prompt, then shows the new owner's executions only", async () => {
+    const alices = await executeOverApi("good-key", "Alice again");
+    const bobs = await executeOverApi("other-key", "Bob again");
+    const page = await openStudio(browser, host.url, { route: "#/executions", apiKey: "good-key" });
+    const table = page.getByRole("table", { name: "Executions" });
+    await table.locator(`tr[data-execution-id="${alices}"]`).waitFor();
+
+    await page.getByRole("button", { name: "Change key" }).click();
+    const keyInput = page.getByLabel("API key");
+    await keyInput.waitFor();
+    await expect(keyInput.inputValue()).resolves.toBe("");
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("api-key");
+    await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
+
+    await keyInput.fill("other-key");
+    await page.getByRole("button", { name: "Open the Studio" }).click();
+    await table.locator(`tr[data-execution-id="${bobs}"]`).waitFor();
+    await expect(table.locator(`tr[data-execution-id="${alices}"]`).count()).resolves.toBe(0);
+    await expect(page.locator(".caller").textContent()).resolves.toContain("bob");
+    assertNoPageErrors(page);
+    await page.context().close();
+  });
 });

@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reloadWithLaggedBurst, startLaggedBurstStream } from "./executions/lagged-burst-stream.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -96,5 +97,25 @@ describe("the Interceptors & sandboxes page", { timeout: 60_000 }, () => {
       }
     }
     assertNoPageErrors(page);
+  });
+
+  it("reads the sandboxes again once for a burst of lagged notices, not once per notice", async () => {
+    const stream = await startLaggedBurstStream({ notices: 30 });
+    const own = await openStudio(browser, host.url, { route: "#/system" });
+    try {
+      await own.getByRole("region", { name: "Sandboxes" }).locator("[data-runtime]").first().waitFor();
+      const reads: string[] = [];
+      own.on("request", (request) => {
+        if (new URL(request.url()).pathname === "/api/sandbox") reads.push(request.url());
+      });
+      await reloadWithLaggedBurst(own, stream);
+      // The first read, at most a few coalesced ones (and the 5 s refresh), not one per notice.
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.length).toBeLessThan(10);
+      assertNoPageErrors(own);
+    } finally {
+      await own.context().close();
+      await stream.close();
+    }
   });
 });

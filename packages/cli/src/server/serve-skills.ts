@@ -120,16 +120,15 @@ export async function serveSkills(
     for (const entry of folders.report.loaded) log.loaded(entry);
     for (const warning of folders.report.warnings) terminal.warn(warning.code, warning.message);
     for (const failure of folders.report.failed) log.failed(failure);
+    const activity = loaderActivitySource(folders.loader, { owner: config.owner, firstLoad: folders.report });
     const skillIds = folders.report.loaded.flatMap((entry) =>
       entry.skillId === undefined ? [] : [entry.skillId],
     );
     await warmSandboxes(host, skillIds, config.sandbox.warmPoolSize, terminal, log);
-    const activity = loaderActivitySource(folders.loader, config.owner);
-    const server = await startApiServer(host, config, options.address, { activity });
-    // The first load, for the API's views of each package (its source, its last load error): no
-    // stream is open yet, so this only fills what those views read.
-    for (const loaded of folders.report.loaded) activity.loaded(loaded);
-    for (const failure of folders.report.failed) activity.failed(failure);
+    const server = await startApiServer(host, config, options.address, { activity: activity.feed });
+    // The first load and whatever changed since, for the API's views of each package (its
+    // source, its last load error), then live.
+    activity.open();
     cleanups.push({
       name: "server",
       // Requests in flight wait for their executions: those get the grace period, then are cancelled.

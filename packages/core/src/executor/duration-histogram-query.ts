@@ -1,6 +1,11 @@
 import type Database from "better-sqlite3";
-import { FINAL_EXECUTION_STATUSES } from "../types.js";
-import { checkedInstant, windowPerName } from "./execution-stats.js";
+import {
+  checkedInstant,
+  FINAL_STATUS_LIST,
+  WINDOW_BOUNDS_SQL,
+  WINDOW_ROWS_JOIN,
+  windowPerName,
+} from "./execution-stats.js";
 
 /**
  * Upper bounds, in ms, of the buckets of a duration histogram: bucket `i` counts durations in
@@ -65,32 +70,21 @@ interface HistogramRow {
   buckets: string;
 }
 
-const FINAL_LIST = FINAL_EXECUTION_STATUSES.map((status) => `'${status}'`).join(", ");
-
 /** `CASE` giving a duration's bucket index: how many bounds lie below it. */
 const BUCKET_OF_DURATION = `CASE ${DURATION_HISTOGRAM_BOUNDS_MS.map(
   (bound, index) => `WHEN duration_ms <= ${bound} THEN ${index}`,
 ).join(" ")} ELSE ${DURATION_HISTOGRAM_BOUNDS_MS.length} END`;
 
 /**
- * One statement, bounded like `skillStats`'s (see execution-stats.ts): `bounds` finds each name's
- * window through the (owner, name) index and the join reads exactly it. Percentiles are
- * nearest-rank; buckets are counted per name and handed back as one JSON object per name.
+ * One statement over each name's window, bounded as `skillStats`'s is (see `WINDOW_BOUNDS_SQL`).
+ * Percentiles are nearest-rank; buckets are counted per name and handed back as one JSON object
+ * per name.
  */
-const HISTOGRAM_SQL = `
-  WITH names(name) AS (SELECT DISTINCT value FROM json_each(@names)),
-  bounds AS MATERIALIZED (
-    SELECT name, coalesce((
-      SELECT rowid FROM skill_executions
-      WHERE api_key_id = @owner AND skill_name = names.name
-      ORDER BY rowid DESC LIMIT 1 OFFSET @window - 1), 0) AS lowest
-    FROM names
-  ),
+const HISTOGRAM_SQL = `${WINDOW_BOUNDS_SQL},
   recent AS MATERIALIZED (
     SELECT e.skill_name, e.duration_ms
-    FROM bounds CROSS JOIN skill_executions AS e
-      ON e.api_key_id = @owner AND e.skill_name = bounds.name AND e.rowid >= bounds.lowest
-    WHERE e.created_at >= @since AND e.duration_ms IS NOT NULL AND e.status IN (${FINAL_LIST})
+    FROM ${WINDOW_ROWS_JOIN}
+    WHERE e.created_at >= @since AND e.duration_ms IS NOT NULL AND e.status IN (${FINAL_STATUS_LIST})
   ),
   ranked AS (
     SELECT skill_name, duration_ms,

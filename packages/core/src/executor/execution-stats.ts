@@ -72,17 +72,17 @@ interface StatsRow {
   last_created_at: number;
 }
 
-const FINAL_LIST = FINAL_EXECUTION_STATUSES.map((status) => `'${status}'`).join(", ");
+/** The final statuses as an SQL list, for `status IN (…)`. */
+export const FINAL_STATUS_LIST = FINAL_EXECUTION_STATUSES.map((status) => `'${status}'`).join(", ");
 
 /**
- * One statement for every name. `bounds` finds, per name, the rowid of the window's oldest
- * execution by walking the (owner, name) index backwards `@window` entries; the join then reads
+ * How a per-name query (these statistics, the duration histogram) starts: `bounds` finds, per
+ * name of `@names` (a JSON array), the rowid of the window's oldest execution by walking the
+ * (owner, name) index backwards `@window` entries; `FROM` + {@link WINDOW_ROWS_JOIN} then reads
  * exactly the window through the same index (rowid is its implicit last column). CROSS JOIN
  * keeps that order: left to itself the planner scans every row of the owner instead.
- * Percentiles are nearest-rank over a window function; `(n * p + 99) / 100` is ceil(n·p/100)
- * in integer arithmetic (SQLite's math functions are optional).
  */
-const STATS_SQL = `
+export const WINDOW_BOUNDS_SQL = `
   WITH names(name) AS (SELECT DISTINCT value FROM json_each(@names)),
   bounds AS MATERIALIZED (
     SELECT name, coalesce((
@@ -90,18 +90,28 @@ const STATS_SQL = `
       WHERE api_key_id = @owner AND skill_name = names.name
       ORDER BY rowid DESC LIMIT 1 OFFSET @window - 1), 0) AS lowest
     FROM names
-  ),
+  )`;
+
+/** The rows of each name's window (`e`), after {@link WINDOW_BOUNDS_SQL}. */
+export const WINDOW_ROWS_JOIN = `bounds CROSS JOIN skill_executions AS e
+      ON e.api_key_id = @owner AND e.skill_name = bounds.name AND e.rowid >= bounds.lowest`;
+
+/**
+ * One statement for every name, over each name's window (see {@link WINDOW_BOUNDS_SQL}).
+ * Percentiles are nearest-rank over a window function; `(n * p + 99) / 100` is ceil(n·p/100)
+ * in integer arithmetic (SQLite's math functions are optional).
+ */
+const STATS_SQL = `${WINDOW_BOUNDS_SQL},
   recent AS MATERIALIZED (
     SELECT e.skill_id, e.skill_name, e.skill_version, e.status, e.duration_ms, e.created_at
-    FROM bounds CROSS JOIN skill_executions AS e
-      ON e.api_key_id = @owner AND e.skill_name = bounds.name AND e.rowid >= bounds.lowest
+    FROM ${WINDOW_ROWS_JOIN}
     WHERE e.created_at >= @since
   ),
   ranked AS (
     SELECT skill_id, duration_ms,
       ROW_NUMBER() OVER (PARTITION BY skill_id ORDER BY duration_ms) AS position,
       COUNT(*) OVER (PARTITION BY skill_id) AS measured
-    FROM recent WHERE duration_ms IS NOT NULL AND status IN (${FINAL_LIST})
+    FROM recent WHERE duration_ms IS NOT NULL AND status IN (${FINAL_STATUS_LIST})
   ),
   percentiles AS (
     SELECT skill_id,
@@ -117,7 +127,7 @@ const STATS_SQL = `
   counts AS (
     SELECT skill_id, MIN(skill_name) AS skill_name, MIN(skill_version) AS skill_version,
       SUM(count) AS executions,
-      SUM(CASE WHEN status IN (${FINAL_LIST}) THEN count ELSE 0 END) AS finished,
+      SUM(CASE WHEN status IN (${FINAL_STATUS_LIST}) THEN count ELSE 0 END) AS finished,
       SUM(CASE WHEN status = 'success' THEN count ELSE 0 END) AS succeeded,
       MAX(last_created_at) AS last_created_at,
       json_group_object(status, count) AS statuses
@@ -141,7 +151,7 @@ export class ExecutionStats {
   /** The statistics of `names` for `owner`; an empty list of names answers without a query. */
   compute(owner: string, names: readonly string[], options: SkillStatsOptions): SkillStatsResult {
     const window = windowPerName("skillStats", options.window, names);
-    const since = checkedSince("skillStats", options.since);
+    const since = checkedInstant("skillStats", "since", options.since);
     const result: SkillStatsResult = {
       window: { executions: window, since: since === undefined ? null : new Date(since).toISOString() },
       skills: [],
@@ -159,12 +169,7 @@ export class ExecutionStats {
 }
 
 function rowToStats(row: StatsRow): SkillStats {
-  const statuses: Partial<Record<ExecutionStatus, number>> = {};
-  const counted = JSON.parse(row.statuses) as Record<string, number>;
-  // In the documented order of statuses, whatever order SQLite grouped them in.
-  for (const status of EXECUTION_STATUSES) {
-    if (counted[status] !== undefined) statuses[status] = counted[status];
-  }
+  const statuses = inStatusOrder(JSON.parse(row.statuses) as Partial<Record<ExecutionStatus, number>>);
   return {
     skillId: row.skill_id,
     skillName: row.skill_name,
@@ -218,6 +223,13 @@ export function checkedInstant(
   return instant;
 }
 
-function checkedSince(method: string, value: SkillStatsOptions["since"]): number | undefined {
-  return checkedInstant(method, "since", value);
+/** The same counts with their keys in the documented order of statuses, whatever order SQLite grouped them in. */
+export function inStatusOrder(
+  statuses: Partial<Record<ExecutionStatus, number>>,
+): Partial<Record<ExecutionStatus, number>> {
+  const ordered: Partial<Record<ExecutionStatus, number>> = {};
+  for (const status of EXECUTION_STATUSES) {
+    if (statuses[status] !== undefined) ordered[status] = statuses[status];
+  }
+  return ordered;
 }

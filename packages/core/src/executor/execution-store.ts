@@ -14,7 +14,12 @@ import {
   DurationHistogramQuery,
 } from "./duration-histogram-query.js";
 import { recordedError } from "./execution-failure.js";
-import { ExecutionStats, type SkillStatsOptions, type SkillStatsResult } from "./execution-stats.js";
+import {
+  checkedInstant,
+  ExecutionStats,
+  type SkillStatsOptions,
+  type SkillStatsResult,
+} from "./execution-stats.js";
 import {
   type ExecutionSummary,
   type ExecutionSummaryOptions,
@@ -489,26 +494,14 @@ function buildWhere(filters: ExecutionFilters): { where: string; parameters: unk
     clauses.push("parent_execution_id = ?");
     parameters.push(filters.parentExecutionId);
   }
-  if (filters.since !== undefined) {
-    const since = new Date(filters.since).getTime();
-    if (Number.isNaN(since)) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `listExecutions: \`since\` must be a date, got ${JSON.stringify(filters.since)}`,
-      );
-    }
+  const since = checkedInstant("listExecutions", "since", filters.since);
+  if (since !== undefined) {
     // The id bound lets SQLite seek in the (time-ordered) primary key; created_at is exact.
     clauses.push("id >= ?", "created_at >= ?");
     parameters.push(uuidV7LowerBound(since - 1), since);
   }
-  if (filters.until !== undefined) {
-    const until = new Date(filters.until).getTime();
-    if (Number.isNaN(until)) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `listExecutions: \`until\` must be a date, got ${JSON.stringify(filters.until)}`,
-      );
-    }
+  const until = checkedInstant("listExecutions", "until", filters.until);
+  if (until !== undefined) {
     // No id bound here: an id's time is never before its row's created_at but may be after it
     // (the id clock never goes back when the wall clock does), so it cannot bound from above.
     clauses.push("created_at < ?");

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { SkillboxError } from "../errors/skillbox-error.js";
-import { EXECUTION_STATUSES, type ExecutionStatus } from "../types.js";
-import { checkedInstant, MAX_STATS_ROWS } from "./execution-stats.js";
+import type { ExecutionStatus } from "../types.js";
+import { checkedInstant, inStatusOrder, MAX_STATS_ROWS } from "./execution-stats.js";
 import { uuidV7LowerBound } from "./uuid-v7-lower-bound.js";
 
 /** Buckets one timeline holds at most: a day of minutes. */
@@ -136,17 +136,6 @@ export class ExecutionTimelineQuery {
       })),
     };
   }
-}
-
-/** The same counts with their keys in the documented order of statuses, whatever order SQLite grouped them in. */
-function inStatusOrder(
-  statuses: Partial<Record<ExecutionStatus, number>>,
-): Partial<Record<ExecutionStatus, number>> {
-  const ordered: Partial<Record<ExecutionStatus, number>> = {};
-  for (const status of EXECUTION_STATUSES) {
-    if (statuses[status] !== undefined) ordered[status] = statuses[status];
-  }
-  return ordered;
 }
 
 function checkedBucketSeconds(value: number | undefined): number {

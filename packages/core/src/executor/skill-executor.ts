@@ -6,7 +6,7 @@ import { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import { createConsoleLogger } from "../logger/create-console-logger.js";
 import type { SkillRegistry } from "../registry/skill-registry.js";
 import { createInlineRuntime } from "../runtime/inline-runtime.js";
-import type { DescribedRuntime, SkillRuntime } from "../runtime/skill-runtime.js";
+import type { DescribedRuntime, RuntimeDescription, SkillRuntime } from "../runtime/skill-runtime.js";
 import { createWorkerRuntime, type WorkerRuntimeOptions } from "../runtime/worker-runtime.js";
 import { ExecutionTelemetry } from "../telemetry/execution-telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
@@ -442,7 +442,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
   describeRuntimes(options: { owner?: string } = {}): DescribedRuntime[] {
     const described: DescribedRuntime[] = [];
     for (const runtime of this.runtimes.values()) {
-      let description: ReturnType<NonNullable<SkillRuntime["describe"]>> = { details: {}, pools: [] };
+      let description: RuntimeDescription = { details: {}, pools: [] };
       try {
         description = runtime.describe?.() ?? description;
       } catch (error) {

@@ -51,13 +51,18 @@ const COMPRESSIBLE = /^(text\/|application\/json|image\/svg\+xml)/;
 const IMMUTABLE = "public, max-age=31536000, immutable";
 /** index.html names the hashed assets of the current build: revalidate it every time (cheap with its ETag). */
 const REVALIDATE = "no-cache";
-/** Paths the API, MCP and A2A own: a file of the build never shadows them. */
-const RESERVED = /^\/(api|mcp|a2a|health|\.well-known)(\/|$)/;
+/**
+ * The files `createHttpApp` routes to the Studio (`/`, `/index.html`, `/assets/*`): any other file
+ * of the folder could never be answered, so it is not held in memory either.
+ */
+function isServed(relative: string): boolean {
+  return relative === "index.html" || relative.startsWith("assets/");
+}
 
 /**
- * Reads the Studio build in `directory` once: every regular file under it (symbolic links and
- * dot-files are skipped) becomes an entry keyed by its URL path, with its content type, cache
- * policy, ETag and, for text, a gzipped copy. Nothing outside this table is ever served, so no
+ * Reads the Studio build in `directory` once: `index.html` and every regular file under
+ * `assets/` (symbolic links and dot-files are skipped) become entries keyed by their URL path,
+ * with content type, cache policy, ETag and, for text, a gzipped copy. Nothing outside this table is ever served, so no
  * request path can reach another file. Undefined when there is no build (no `index.html`);
  * a tree larger than {@link MAX_STUDIO_FILES} entries or {@link MAX_STUDIO_BYTES} bytes is
  * refused with `SERVER_CONFIG_INVALID` before it is read.
@@ -67,8 +72,8 @@ export function readStudioFiles(directory: string): StudioFileTable | undefined 
   if (paths === undefined || !paths.some((path) => path.relative === "index.html")) return undefined;
   const table = new Map<string, StudioFile>();
   for (const { relative, absolute } of paths) {
+    if (!isServed(relative)) continue;
     const urlPath = `/${relative}`;
-    if (RESERVED.test(urlPath)) continue;
     const body = new Uint8Array(readFileSync(absolute));
     const contentType = CONTENT_TYPES[extname(relative).toLowerCase()] ?? "application/octet-stream";
     table.set(urlPath, {

@@ -48,6 +48,12 @@ export function App() {
     void signIn();
   }, [signIn]);
 
+  // Stable: the dashboard's live stream is made for it, and a new one would reconnect.
+  const signOut = useCallback((error?: ApiError) => {
+    apiKeyStore.clear();
+    setSession({ state: "key-needed", error });
+  }, []);
+
   if (session.state === "checking") return <p class="loading">Connecting to the Skillbox server…</p>;
   if (session.state === "key-needed") {
     return (
@@ -71,16 +77,7 @@ export function App() {
       </main>
     );
   }
-  return (
-    <Dashboard
-      api={api}
-      caller={session.caller}
-      onSignOut={(error) => {
-        apiKeyStore.clear();
-        setSession({ state: "key-needed", error });
-      }}
-    />
-  );
+  return <Dashboard api={api} caller={session.caller} onSignOut={signOut} />;
 }
 
 const NAVIGATION: Array<{ segment: string; label: string }> = [

@@ -28,3 +28,24 @@ export function formatAgo(iso: string, now: number = Date.now()): string {
 export function formatPercent(ratio: number | null | undefined): string {
   return ratio === null || ratio === undefined ? "—" : `${(ratio * 100).toFixed(ratio === 1 ? 0 : 1)} %`;
 }
+
+/**
+ * An ISO instant as a `datetime-local` input shows it (local wall time, to the second or the
+ * minute); "" for none or an unreadable one.
+ */
+export function toDateTimeLocal(value: unknown, precision: "seconds" | "minutes" = "seconds"): string {
+  if (typeof value !== "string" || value === "") return "";
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return "";
+  const pad = (number: number) => String(number).padStart(2, "0");
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  const time = `${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return precision === "minutes" ? `${day}T${time}` : `${day}T${time}:${pad(date.getSeconds())}`;
+}
+
+/** A `datetime-local` input's text (read as local time) as an ISO instant; undefined for none or an unreadable one. */
+export function fromDateTimeLocal(text: string): string | undefined {
+  if (text === "") return undefined;
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}

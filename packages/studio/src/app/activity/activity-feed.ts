@@ -84,11 +84,6 @@ class ActivityFeed {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Forgets the entries heard so far (the notices about missed events too). */
-  clear(): void {
-    this.#replace({ ...EMPTY, since: new Date().toISOString() });
-  }
-
   #hear(event: LiveEvent): void {
     const snapshot = this.#snapshot;
     if (event.type === "activity") {

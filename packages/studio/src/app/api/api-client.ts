@@ -81,7 +81,7 @@ export class ApiClient {
   async request<T>(path: string, request: ApiRequest = {}): Promise<T> {
     const response = await this.send(path, request);
     if (response.status === 204) return null as T;
-    return (await response.json()) as T;
+    return jsonOf<T>(response, `${request.method ?? "GET"} ${path}`, request.signal);
   }
 
   /** Sends one request; resolves with a 2xx response, else throws its {@link ApiError}. */
@@ -98,11 +98,7 @@ export class ApiClient {
       });
     } catch (error) {
       if (request.signal?.aborted) throw error;
-      throw new ApiError({
-        status: 0,
-        code: "NETWORK_ERROR",
-        message: `The Skillbox server did not answer (${error instanceof Error ? error.message : String(error)}); is it still running?`,
-      });
+      throw networkError(error);
     }
     if (!response.ok) throw await errorOf(response);
     return response;
@@ -152,7 +148,12 @@ export class ApiClient {
       headers: options.respondAsync === true ? { prefer: "respond-async" } : {},
       signal: options.signal,
     });
-    return { execution: (await response.json()) as ExecutionRecord, accepted: response.status === 202 };
+    const execution = await jsonOf<ExecutionRecord>(
+      response,
+      `POST /api/skills/${encodeURIComponent(name)}/execute`,
+      options.signal,
+    );
+    return { execution, accepted: response.status === 202 };
   }
 
   /** `GET /api/executions`: one page of the caller's executions, newest first. */
@@ -221,6 +222,37 @@ export class ApiClient {
     signal?: AbortSignal,
   ): Promise<DurationHistogram> {
     return this.request("/api/stats/durations", { query, signal });
+  }
+}
+
+function networkError(cause: unknown): ApiError {
+  return new ApiError({
+    status: 0,
+    code: "NETWORK_ERROR",
+    message: `The Skillbox server did not answer (${cause instanceof Error ? cause.message : String(cause)}); is it still running?`,
+  });
+}
+
+/**
+ * The JSON body of a 2xx answer. One the Studio cannot read (cut off, a proxy's HTML page) is an
+ * {@link ApiError} too, so the view shows it instead of waiting for ever.
+ */
+async function jsonOf<T>(response: Response, request: string, signal: AbortSignal | undefined): Promise<T> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw networkError(error);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new ApiError({
+      status: response.status,
+      code: "BAD_RESPONSE",
+      message: `The answer to ${request} is not the API's JSON (${error instanceof Error ? error.message : String(error)}): ${text.slice(0, 200)}`,
+    });
   }
 }
 

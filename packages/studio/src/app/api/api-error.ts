@@ -1,6 +1,7 @@
 /**
  * An error answer of the Skillbox HTTP API (`{ error: { code, message, data? } }`), or a request
- * that never got one (`code` "NETWORK_ERROR", status 0). The message is the server's: it names
+ * that never got one (`code` "NETWORK_ERROR", status 0), or a 2xx answer that is not JSON
+ * (`code` "BAD_RESPONSE"). The message is the server's: it names
  * the field and the fix, so the Studio shows it as it is.
  */
 export class ApiError extends Error {

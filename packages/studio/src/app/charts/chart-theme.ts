@@ -57,14 +57,6 @@ export function countRange(_chart: unknown, _min: number, max: number): [number,
   return [0, Math.max(Math.ceil(max * 1.1), 1)];
 }
 
-/** A duration in ms with the precision that tells fast skills apart: `0.7 ms`, `12 ms`, `2.40 s`. */
-export function formatMilliseconds(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return "—";
-  if (ms < 10) return `${ms.toFixed(1)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(2)} s`;
-}
-
 /** A time-axis tick as 24-hour clock time (the Studio shows times that way everywhere). */
 export function clockTicks(_chart: unknown, splits: number[]): string[] {
   return splits.map((seconds) =>

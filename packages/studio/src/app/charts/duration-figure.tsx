@@ -2,8 +2,9 @@ import { useMemo, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import type { DurationHistogram } from "../api/api-types.js";
 import { ErrorNotice } from "../components/error-notice.js";
+import { formatDuration } from "../format.js";
 import type { ApiState } from "../hooks/use-api.js";
-import { COUNT_INCREMENTS, chartTheme, countRange, formatMilliseconds } from "./chart-theme.js";
+import { COUNT_INCREMENTS, chartTheme, countRange } from "./chart-theme.js";
 import { UplotChart } from "./uplot-chart.js";
 
 type SkillDurations = DurationHistogram["skills"][number];
@@ -86,8 +87,8 @@ function DurationContent({ histogram, rangeLabel }: { histogram: DurationHistogr
         </select>
       </div>
       <p class="chart-summary" data-skill={skill.skillName}>
-        <strong>{skill.skillName}</strong>: p50 {formatMilliseconds(skill.p50DurationMs)}, p95{" "}
-        {formatMilliseconds(skill.p95DurationMs)} over {skill.count} finished{" "}
+        <strong>{skill.skillName}</strong>: p50 {formatDuration(skill.p50DurationMs)}, p95{" "}
+        {formatDuration(skill.p95DurationMs)} over {skill.count} finished{" "}
         {skill.count === 1 ? "execution" : "executions"} ({windowText(histogram, rangeLabel)}).
       </p>
       <DurationChart skill={skill} />
@@ -132,8 +133,8 @@ function DurationContent({ histogram, rangeLabel }: { histogram: DurationHistogr
             <tr key={entry.skillName} data-skill={entry.skillName}>
               <th scope="row">{entry.skillName}</th>
               <td class="number">{entry.count}</td>
-              <td class="number">{formatMilliseconds(entry.p50DurationMs)}</td>
-              <td class="number">{formatMilliseconds(entry.p95DurationMs)}</td>
+              <td class="number">{formatDuration(entry.p50DurationMs)}</td>
+              <td class="number">{formatDuration(entry.p95DurationMs)}</td>
             </tr>
           ))}
         </tbody>

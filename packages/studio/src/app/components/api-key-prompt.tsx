@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { ApiError } from "../api/api-error.js";
 
 /**
@@ -14,6 +14,10 @@ export function ApiKeyPrompt({
 }) {
   const [key, setKey] = useState("");
   const refused = error?.code === "AUTH_INVALID";
+  // The prompt replaces the page (a sign-out's button is gone), and a refused key is typed again:
+  // the focus goes to the box either way.
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), [error]);
   return (
     <main class="sign-in" id="main">
       <h1>Skillbox Studio</h1>
@@ -29,6 +33,7 @@ export function ApiKeyPrompt({
         </p>
         <label for="api-key">API key</label>
         <input
+          ref={input}
           id="api-key"
           name="api-key"
           type="password"

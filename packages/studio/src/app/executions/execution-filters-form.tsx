@@ -1,14 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { EXECUTION_STATUSES, type ExecutionStatus } from "../api/api-types.js";
 import { statusLabel } from "../components/status-badge.js";
+import { fromDateTimeLocal, toDateTimeLocal } from "../format.js";
 import { useApi } from "../hooks/use-api.js";
 import { useStudio } from "../studio-context.js";
-import {
-  type ExecutionQuery,
-  fromLocalDateTime,
-  hasExecutionFilters,
-  toLocalDateTime,
-} from "./execution-query.js";
+import { type ExecutionQuery, hasExecutionFilters } from "./execution-query.js";
 
 /** Typing waits this long before the table lists again: one request per pause, not per key. */
 const TYPING_PAUSE_MS = 300;
@@ -97,8 +93,10 @@ export function ExecutionFiltersForm({
         <input
           id="filter-from"
           type="datetime-local"
-          value={toLocalDateTime(query.from)}
-          onChange={(event) => onChange({ ...query, from: fromLocalDateTime(event.currentTarget.value) })}
+          value={toDateTimeLocal(query.from, "minutes")}
+          onChange={(event) =>
+            onChange({ ...query, from: fromDateTimeLocal(event.currentTarget.value) ?? "" })
+          }
         />
       </div>
       <div class="field">
@@ -106,8 +104,8 @@ export function ExecutionFiltersForm({
         <input
           id="filter-to"
           type="datetime-local"
-          value={toLocalDateTime(query.to)}
-          onChange={(event) => onChange({ ...query, to: fromLocalDateTime(event.currentTarget.value) })}
+          value={toDateTimeLocal(query.to, "minutes")}
+          onChange={(event) => onChange({ ...query, to: fromDateTimeLocal(event.currentTarget.value) ?? "" })}
         />
       </div>
       {hasExecutionFilters(query) ? (

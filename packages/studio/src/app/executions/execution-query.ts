@@ -92,25 +92,6 @@ export function matchesExecutionQuery(
   return true;
 }
 
-/** A `datetime-local` input's value (local wall time, to the minute) of an ISO instant; "" for none. */
-export function toLocalDateTime(iso: string): string {
-  if (iso === "") return "";
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  const pad = (value: number) => String(value).padStart(2, "0");
-  return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}`
-  );
-}
-
-/** The ISO instant of a `datetime-local` value (read as local time); "" for none or an unreadable one. */
-export function fromLocalDateTime(value: string): string {
-  if (value === "") return "";
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? "" : date.toISOString();
-}
-
 function readInstant(value: string | null): string {
   if (value === null || value.trim() === "") return "";
   const date = new Date(value.trim());

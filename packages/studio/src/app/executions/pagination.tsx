@@ -21,7 +21,9 @@ export function Pagination({
   label: string;
   onOffset: (offset: number) => void;
 }) {
+  // An empty page (past the end, or emptied meanwhile) shows no range: "0–0", not "0–50".
   const first = shown === 0 ? 0 : offset + 1;
+  const last = shown === 0 ? 0 : offset + shown;
   return (
     <nav class="pagination" aria-label={`Pages of ${label}`}>
       <button
@@ -33,7 +35,7 @@ export function Pagination({
         Previous page
       </button>
       <span class="pagination-range">
-        Showing {first}–{offset + shown} of {total}
+        Showing {first}–{last} of {total}
       </span>
       <button
         type="button"

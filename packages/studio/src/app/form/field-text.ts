@@ -47,25 +47,6 @@ export function parseJsonText(text: string): { ok: true; value: unknown } | { ok
   }
 }
 
-/** An ISO date-time as a `datetime-local` input shows it (local time, to the second); "" for none. */
-export function toDateTimeLocal(value: unknown): string {
-  if (typeof value !== "string") return "";
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return "";
-  const pad = (number: number) => String(number).padStart(2, "0");
-  return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
-  );
-}
-
-/** A `datetime-local` input's text as an RFC 3339 date-time (what `format: "date-time"` wants). */
-export function fromDateTimeLocal(text: string): string | undefined {
-  if (text === "") return undefined;
-  const date = new Date(text);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
 /** The limits of a field in words, for its hint: "from 1 to 10", "at most 20 characters". */
 export function constraintText(field: FieldModel): string | undefined {
   const parts: string[] = [];

@@ -15,12 +15,15 @@ export function pathLabel(path: FieldPath): string {
   return label;
 }
 
-/** The value at `path`, or undefined. */
+/**
+ * The value at `path`, or undefined. Only a value's own entries count: a property named
+ * `constructor` or `toString` of an empty object has no value, whatever `Object.prototype` holds.
+ */
 export function valueAt(value: unknown, path: FieldPath): unknown {
   let current = value;
   for (const segment of path) {
-    if (typeof current !== "object" || current === null) return undefined;
-    current = (current as Record<string | number, unknown>)[segment];
+    if (typeof segment === "number") current = Array.isArray(current) ? current[segment] : undefined;
+    else current = isJsonObject(current) ? ownValue(current, segment) : undefined;
   }
   return current;
 }
@@ -38,10 +41,20 @@ export function withValueAt(value: unknown, path: FieldPath, next: unknown): unk
     return array;
   }
   const object: Record<string, unknown> = isJsonObject(value) ? { ...value } : {};
-  const child = withValueAt(object[segment], rest, next);
+  const child = withValueAt(ownValue(object, segment), rest, next);
   if (child === undefined) delete object[segment];
-  else object[segment] = child;
+  else setOwn(object, segment, child);
   return object;
+}
+
+/** An object's own property (a schema may name one `constructor`), or undefined. */
+function ownValue(object: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(object, name) ? object[name] : undefined;
+}
+
+/** Sets an own property, `__proto__` too (an assignment would set the object's prototype instead). */
+function setOwn(object: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** A deep copy of a JSON value (defaults and examples are shared by every form made from them). */
@@ -75,7 +88,7 @@ export function initialValue(field: FieldModel): unknown {
       for (const { name, field: child } of field.properties) {
         const value = initialValue(child);
         if (value === undefined) continue;
-        object[name] = value;
+        setOwn(object, name, value);
         if (child.hasDefault) defaulted = true;
       }
       return field.required || defaulted ? object : undefined;
@@ -95,15 +108,16 @@ export function finalValue(field: FieldModel, value: unknown): unknown {
     // The schema's order first (the output and the raw JSON read like the form), then the rest.
     const object: Record<string, unknown> = {};
     for (const { name, field: child } of field.properties) {
-      const next = finalValue(child, value[name]);
-      if (next !== undefined) object[name] = next;
+      const next = finalValue(child, ownValue(value, name));
+      if (next !== undefined) setOwn(object, name, next);
     }
     for (const [name, entry] of Object.entries(value)) {
-      if (!field.properties.some((property) => property.name === name)) object[name] = entry;
+      if (!field.properties.some((property) => property.name === name)) setOwn(object, name, entry);
     }
     if (!field.required && Object.keys(object).length === 0) return undefined;
     for (const { name, field: child } of field.properties) {
-      if (child.kind === "const" && object[name] === undefined) object[name] = copy(child.value);
+      if (child.kind === "const" && ownValue(object, name) === undefined)
+        setOwn(object, name, copy(child.value));
     }
     return object;
   }
@@ -158,7 +172,7 @@ export function validateValue(field: FieldModel, value: unknown, path: FieldPath
     case "object": {
       if (!isJsonObject(value)) return issue("must be an object");
       return field.properties.flatMap(({ name, field: child }) =>
-        validateValue(child, value[name], [...path, name]),
+        validateValue(child, ownValue(value, name), [...path, name]),
       );
     }
   }

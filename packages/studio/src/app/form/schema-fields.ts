@@ -99,7 +99,10 @@ export interface FieldIssue {
 
 /** Nesting past this many levels is edited as raw JSON (it also bounds every walk of the model). */
 export const MAX_FIELD_DEPTH = 16;
-/** Fields one form builds at most; the rest are raw JSON (a wide `$ref` graph must not explode). */
+/**
+ * Fields one form builds at most, counting the items a required list starts with; past it a part
+ * is raw JSON (a wide object, a wide `$ref` graph or a huge `minItems` must not hang the tab).
+ */
 const MAX_FIELDS = 1000;
 
 const STRING_INPUT_TYPES: Record<string, StringInputType> = {
@@ -134,22 +137,21 @@ interface BuildContext {
   /** `$ref`s being resolved on the way here: meeting one again is a cycle. */
   references: readonly string[];
   depth: number;
+  /** Fields counted so far: each is counted by its parent, before it is built. */
   budget: { fields: number };
 }
 
 /** The field model of a whole input schema (its root is `required`). */
 export function buildFieldModel(schema: JsonSchema): FieldModel {
-  return build(schema, { root: schema, references: [], depth: 0, budget: { fields: 0 } }, true, false);
+  return build(schema, { root: schema, references: [], depth: 0, budget: { fields: 1 } }, true, false);
 }
 
 function build(schema: JsonSchema, context: BuildContext, required: boolean, inArray: boolean): FieldModel {
-  context.budget.fields += 1;
   if (typeof schema === "boolean") {
     return json(schema, required, schema ? "any JSON value is accepted" : "no value is accepted");
   }
   if (!isJsonObject(schema)) return json({}, required, "its schema is not an object");
   if (context.depth >= MAX_FIELD_DEPTH) return json(schema, required, "it is nested too deeply for a form");
-  if (context.budget.fields > MAX_FIELDS) return json(schema, required, "the form has too many fields");
 
   if (typeof schema.$ref === "string") {
     const reference = schema.$ref;
@@ -207,12 +209,24 @@ function build(schema: JsonSchema, context: BuildContext, required: boolean, inA
       if (items === undefined || Array.isArray(items)) {
         return json(schema, required, items === undefined ? "its items have no schema" : "it is a tuple");
       }
+      const budget = context.budget;
+      if (budget.fields + 1 > MAX_FIELDS) return json(schema, required, "the form has too many fields");
+      const before = budget.fields;
+      budget.fields += 1;
+      const item = build(items as JsonSchema, next, true, true);
+      // A required list starts with `minItems` items: each copies the fields of the item.
+      const minItems = numberOf(schema.minItems);
+      const copies = ((minItems ?? 0) - 1) * (budget.fields - before);
+      if (copies > 0 && budget.fields + copies > MAX_FIELDS) {
+        return json(schema, required, "it needs more items than a form can show");
+      }
+      if (copies > 0) budget.fields += copies;
       return {
         ...common,
         nullable,
         kind: "array",
-        item: build(items as JsonSchema, next, true, true),
-        minItems: numberOf(schema.minItems),
+        item,
+        minItems,
         maxItems: numberOf(schema.maxItems),
       };
     }
@@ -263,6 +277,10 @@ function objectField(schema: SchemaObject, context: BuildContext, common: FieldC
   if (extra !== undefined && typeof extra !== "boolean") {
     return json(schema, common.required, "it takes further properties of a schema");
   }
+  if (context.budget.fields + names.length > MAX_FIELDS) {
+    return json(schema, common.required, "the form has too many fields");
+  }
+  context.budget.fields += names.length;
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
   return {
     ...common,
@@ -318,11 +336,20 @@ function resolveReference(root: JsonSchema, reference: string): JsonSchema | und
   if (!reference.startsWith("#/")) return undefined;
   let current: unknown = root;
   for (const raw of reference.slice(2).split("/")) {
-    const segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    if (!isJsonObject(current) || !Object.hasOwn(current, segment)) return undefined;
+    const segment = decodedSegment(raw);
+    if (segment === undefined || !isJsonObject(current) || !Object.hasOwn(current, segment)) return undefined;
     current = current[segment];
   }
   return typeof current === "boolean" || isJsonObject(current) ? current : undefined;
+}
+
+/** A JSON Pointer segment of a URI fragment, or undefined when its percent-encoding is broken. */
+function decodedSegment(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+  } catch {
+    return undefined;
+  }
 }
 
 function numberOf(value: unknown): number | undefined {

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { constraintText, fromDateTimeLocal, parseJsonText, toDateTimeLocal } from "./field-text.js";
+import { fromDateTimeLocal, toDateTimeLocal } from "../format.js";
+import { constraintText, parseJsonText } from "./field-text.js";
 import { initialValue, pathLabel, valueAt, withValueAt } from "./field-values.js";
 import type {
   ArrayField,

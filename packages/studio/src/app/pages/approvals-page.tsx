@@ -40,6 +40,18 @@ export function ApprovalsPage(_props: { route: Route }) {
 
   const onDecided = (_execution: ExecutionRecord) => listing.reload();
   const page = listing.data;
+  const pagination =
+    page === undefined ? null : (
+      <Pagination
+        offset={page.offset}
+        shown={page.executions.length}
+        total={page.total}
+        nextOffset={page.nextOffset}
+        pageSize={PAGE_SIZE}
+        label="pending approvals"
+        onOffset={setOffset}
+      />
+    );
 
   return (
     <section class="approvals-page">
@@ -57,10 +69,14 @@ export function ApprovalsPage(_props: { route: Route }) {
         listing.error === undefined ? (
           <p class="loading">Loading the pending approvals…</p>
         ) : null
+      ) : page.executions.length === 0 && page.offset === 0 ? (
+        <p class="empty">Nothing awaits a decision.</p>
       ) : page.executions.length === 0 ? (
-        <p class="empty">
-          {offset === 0 ? "Nothing awaits a decision." : "No pending approvals this far back."}
-        </p>
+        <>
+          {/* Decisions can empty a later page: the way back stays. */}
+          <p class="empty">No pending approvals this far back.</p>
+          {pagination}
+        </>
       ) : (
         <>
           {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard. */}
@@ -113,15 +129,7 @@ export function ApprovalsPage(_props: { route: Route }) {
               </tbody>
             </table>
           </section>
-          <Pagination
-            offset={page.offset}
-            shown={page.executions.length}
-            total={page.total}
-            nextOffset={page.nextOffset}
-            pageSize={PAGE_SIZE}
-            label="pending approvals"
-            onOffset={setOffset}
-          />
+          {pagination}
         </>
       )}
     </section>

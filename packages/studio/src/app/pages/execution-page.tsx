@@ -34,6 +34,8 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
   );
   const [execution, setExecution] = useState<ExecutionRecord | undefined>(undefined);
   const relistChildren = useCoalesced(children.reload);
+  // `lagged` can come with every event of a storm: one read per burst, not one per notice.
+  const reread = useCoalesced(loaded.reload);
 
   useEffect(() => setExecution(undefined), [id]);
   useEffect(() => {
@@ -45,7 +47,7 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
     switch (event.type) {
       case "resync":
       case "lagged":
-        loaded.reload();
+        reread();
         relistChildren();
         return;
       case "status":
@@ -107,7 +109,7 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
       <ExecutionActions
         key={execution.id}
         execution={execution}
-        onChanged={setExecution}
+        onChanged={(changed) => setExecution((current) => latest(current, changed))}
         onRefused={loaded.reload}
       />
       {execution.progress === null ? null : (
@@ -186,7 +188,7 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
 
 /**
  * The record to show of two: a final one is never replaced by an earlier, unfinished state (a
- * read answered after the `finished` event).
+ * read or an approve answer that comes after the `finished` event).
  */
 function latest(current: ExecutionRecord | undefined, incoming: ExecutionRecord): ExecutionRecord {
   if (current === undefined || current.id !== incoming.id) return incoming;

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { LiveEvent, SkillView } from "../api/api-types.js";
 import { ErrorNotice } from "../components/error-notice.js";
 import { JsonView } from "../components/json-view.js";
+import { LoadErrorNotice } from "../components/load-error-notice.js";
 import { formatDuration, formatTime } from "../format.js";
 import { useApi } from "../hooks/use-api.js";
 import { useCoalesced, useLiveEvent } from "../hooks/use-live-event.js";
@@ -9,6 +10,7 @@ import { usePageTitle } from "../hooks/use-page-title.js";
 import { href, navigate, type Route } from "../router/hash-route.js";
 import { RecentExecutions } from "../skills/recent-executions.js";
 import { type FormFill, RunForm } from "../skills/run-form.js";
+import { SkillSource } from "../skills/skill-source.js";
 import { useStudio } from "../studio-context.js";
 import "../skills/skills.css";
 
@@ -120,13 +122,7 @@ function SkillDetails({
     <>
       {skill.description === "" ? null : <p class="skill-description-lead">{skill.description}</p>}
       {skill.lastLoadError === null ? null : (
-        <div class="notice notice-error" data-load-error>
-          <strong>Load error</strong> in <code>{skill.lastLoadError.file}</code>:{" "}
-          {skill.lastLoadError.message} <code class="error-code">{skill.lastLoadError.code}</code>{" "}
-          <span class="field-hint">
-            ({formatTime(skill.lastLoadError.at)}; version {skill.version} keeps serving)
-          </span>
-        </div>
+        <LoadErrorNotice error={skill.lastLoadError} servingVersion={skill.version} />
       )}
       {skill.enabled ? null : (
         <p class="notice notice-warning">
@@ -153,13 +149,7 @@ function SkillDetails({
         </dd>
         <dt>Source</dt>
         <dd>
-          {skill.origin.kind}
-          {skill.origin.package === null ? null : (
-            <>
-              {" "}
-              <code>{skill.origin.package}</code>
-            </>
-          )}
+          <SkillSource origin={skill.origin} />
         </dd>
         <dt>Owner</dt>
         <dd>{skill.owner}</dd>

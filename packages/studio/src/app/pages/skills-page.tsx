@@ -1,21 +1,17 @@
 import { useEffect, useState } from "preact/hooks";
 import type { LiveEvent, SkillView } from "../api/api-types.js";
 import { ErrorNotice } from "../components/error-notice.js";
-import { formatDuration, formatPercent, formatTime } from "../format.js";
+import { LoadErrorNotice } from "../components/load-error-notice.js";
+import { formatDuration, formatPercent } from "../format.js";
 import { useApi } from "../hooks/use-api.js";
 import { useCoalesced, useLiveEvent } from "../hooks/use-live-event.js";
 import { usePageTitle } from "../hooks/use-page-title.js";
 import { href, type Route } from "../router/hash-route.js";
 import { EnabledSwitch } from "../skills/enabled-switch.js";
 import { matchesSkillFilter } from "../skills/skill-filter.js";
+import { SkillSource } from "../skills/skill-source.js";
 import { useStudio } from "../studio-context.js";
 import "../skills/skills.css";
-
-const ORIGIN_LABELS: Record<SkillView["origin"]["kind"], string> = {
-  folder: "Folder",
-  npm: "npm package",
-  api: "API",
-};
 
 /**
  * Every skill the caller can see (the version its bare name runs, with the others), its source,
@@ -136,24 +132,15 @@ function SkillRow({ skill, onChanged }: { skill: SkillView; onChanged: (skill: S
         {others.length === 0 ? null : <span class="skill-other-versions"> · also {others.join(", ")}</span>}
         {skill.description === "" ? null : <p class="skill-description">{skill.description}</p>}
         {skill.lastLoadError === null ? null : (
-          <div class="notice notice-error skill-load-error" data-load-error>
-            <strong>Load error</strong> in <code>{skill.lastLoadError.file}</code>:{" "}
-            {skill.lastLoadError.message} <code class="error-code">{skill.lastLoadError.code}</code>
-            <span class="field-hint">
-              {" "}
-              ({formatTime(skill.lastLoadError.at)}; version {skill.version} keeps serving)
-            </span>
-          </div>
+          <LoadErrorNotice
+            error={skill.lastLoadError}
+            servingVersion={skill.version}
+            class="skill-load-error"
+          />
         )}
       </td>
       <td>
-        {ORIGIN_LABELS[skill.origin.kind]}
-        {skill.origin.package === null ? null : (
-          <>
-            {" "}
-            <code>{skill.origin.package}</code>
-          </>
-        )}
+        <SkillSource origin={skill.origin} />
       </td>
       <td>{skill.runtime}</td>
       <td>

@@ -20,10 +20,12 @@ export function SystemPage(_props: { route: Route }) {
   const sandbox = useApi((signal) => api.sandbox(signal), [api]);
 
   const reloadInterceptors = useCoalesced(interceptors.reload);
+  // `lagged` can come with every event of a storm: one read per burst, not one per notice.
+  const reloadSandbox = useCoalesced(sandbox.reload);
   useLiveEvent((event) => {
     if (event.type === "resync" || event.type === "lagged") {
       reloadInterceptors();
-      sandbox.reload();
+      reloadSandbox();
     } else if (event.type === "activity") {
       const { activity } = event;
       // A load error names a file, not a kind: it may be an interceptor's, whose row shows it.
@@ -34,11 +36,11 @@ export function SystemPage(_props: { route: Route }) {
         reloadInterceptors();
     }
   });
-  const reloadSandbox = sandbox.reload;
+  const refreshPools = sandbox.reload;
   useEffect(() => {
-    const timer = setInterval(reloadSandbox, POOL_REFRESH_MS);
+    const timer = setInterval(refreshPools, POOL_REFRESH_MS);
     return () => clearInterval(timer);
-  }, [reloadSandbox]);
+  }, [refreshPools]);
 
   return (
     <section>

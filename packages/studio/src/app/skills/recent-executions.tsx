@@ -1,6 +1,7 @@
 import type { LiveEvent } from "../api/api-types.js";
 import { ErrorNotice } from "../components/error-notice.js";
 import { StatusBadge } from "../components/status-badge.js";
+import { shortExecutionId } from "../executions/short-execution-id.js";
 import { formatAgo, formatDuration, formatTime } from "../format.js";
 import { useApi } from "../hooks/use-api.js";
 import { useCoalesced, useLiveEvent } from "../hooks/use-live-event.js";
@@ -51,8 +52,8 @@ export function RecentExecutions({ name }: { name: string }) {
               {page.executions.map((execution) => (
                 <tr key={execution.id} data-execution-id={execution.id}>
                   <td>
-                    <a href={href(["executions", execution.id])}>
-                      <code>{execution.id.slice(0, 8)}</code>
+                    <a href={href(["executions", execution.id])} title={execution.id}>
+                      <code>{shortExecutionId(execution.id)}</code>
                     </a>
                   </td>
                   <td>

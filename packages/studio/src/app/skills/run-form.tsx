@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { isApiError } from "../api/api-error.js";
 import type { SkillView } from "../api/api-types.js";
+import { statusLabel } from "../components/status-badge.js";
 import { parseJsonText, violationIssues } from "../form/field-text.js";
 import { finalValue, initialValue, validateValue } from "../form/field-values.js";
 import { buildFieldModel, type FieldIssue } from "../form/schema-fields.js";
@@ -145,7 +146,7 @@ export function RunForm({ skill, version, fill }: RunFormProps) {
     try {
       const { execution } = await api.executeSkill(skill.name, { input, version });
       setOutcome({ kind: "execution", execution });
-      announce(`Execution ${execution.status.replaceAll("_", " ")}`);
+      announce(`Execution ${statusLabel(execution.status)}`);
     } catch (error) {
       if (!isApiError(error)) throw error;
       if (error.code === "INPUT_INVALID" && error.status === 422) {
