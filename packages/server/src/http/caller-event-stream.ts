@@ -5,7 +5,7 @@ import { clientSignal } from "./client-signal.js";
 import type { EventStreamSlots } from "./event-stream-slots.js";
 import { type EventKind, eventsQuerySchema } from "./events-query-schema.js";
 import { type BufferedStreamEvent, ExecutionEventBuffer } from "./execution-event-buffer.js";
-import { writeFailure } from "./execution-event-stream.js";
+import { writeBufferedEvents } from "./execution-event-stream.js";
 import type { HttpEnv } from "./http-env.js";
 import type { ActivitySource, LoaderActivity } from "./loader-activity.js";
 import { readQuery } from "./request-schemas.js";
@@ -79,7 +79,7 @@ async function relay(options: RelayOptions): Promise<void> {
     if (kinds.includes("executions")) {
       events = options.executor.watchExecutions({ apiKeyId: owner, skill, signal });
       // The first next() subscribes (synchronously), so the `ready` below is true.
-      void readInto(events, buffer);
+      void buffer.readFrom(events);
     }
     if (kinds.includes("activity") && options.activity !== undefined) {
       unsubscribe = options.activity.subscribe((activity) => {
@@ -87,21 +87,16 @@ async function relay(options: RelayOptions): Promise<void> {
       });
     }
     await stream.writeSSE({ event: "ready", data: JSON.stringify({ kinds, skill: skill ?? null }) });
-    for (;;) {
-      if (signal.aborted || stream.aborted) return;
-      const next = await buffer.next(options.heartbeatIntervalMs, signal);
-      if (next === "idle") {
-        await stream.write(": heartbeat\n\n");
-        continue;
-      }
-      if (next === "end") {
-        if (buffer.failure !== undefined && !signal.aborted) await writeFailure(stream, buffer.failure);
-        return;
-      }
-      const dropped = buffer.takeDropped();
-      if (dropped > 0) await stream.writeSSE({ event: "lagged", data: JSON.stringify({ dropped }) });
-      await write(stream, next);
-    }
+    await writeBufferedEvents(stream, buffer, {
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      signal,
+      write: async (event) => {
+        const dropped = buffer.takeDropped();
+        if (dropped > 0) await stream.writeSSE({ event: "lagged", data: JSON.stringify({ dropped }) });
+        await write(stream, event);
+        return true;
+      },
+    });
   } finally {
     // Abort first: an async generator's return() waits for its pending next(), which only the
     // signal ends. The reading loop settles on its own and catches what it gets.
@@ -117,22 +112,6 @@ function isVisible(activity: LoaderActivity, owner: string, skill: string | unde
   if (!GLOBAL_OWNERS.has(activity.owner) && activity.owner !== owner) return false;
   if (skill === undefined || activity.type === "load-error" || activity.type === "warning") return true;
   return activity.package.kind === "skill" && activity.package.name === skill;
-}
-
-async function readInto(
-  events: AsyncGenerator<ExecutionStreamEvent, void, undefined>,
-  buffer: ExecutionEventBuffer<BufferedStreamEvent>,
-): Promise<void> {
-  try {
-    for (;;) {
-      const result = await events.next();
-      if (result.done === true) break;
-      buffer.push(result.value);
-    }
-    buffer.end();
-  } catch (error) {
-    buffer.end(error);
-  }
 }
 
 /** One event as SSE: its type is the SSE event name, its data the event in the caller's view. */

@@ -76,6 +76,25 @@ export class ExecutionEventBuffer<Event extends BufferedStreamEvent = ExecutionS
     this.#notify();
   }
 
+  /**
+   * Takes `events` as fast as they come until they end (or, with `untilFinished`, after the
+   * first `finished`), then ends the buffer — with the iterator's error when it threw. Never
+   * rejects: a failure is the buffer's to report.
+   */
+  async readFrom(events: AsyncIterator<Event>, options: { untilFinished?: boolean } = {}): Promise<void> {
+    try {
+      for (;;) {
+        const result = await events.next();
+        if (result.done === true) break;
+        this.push(result.value);
+        if (options.untilFinished === true && result.value.type === "finished") break;
+      }
+      this.end();
+    } catch (error) {
+      this.end(error);
+    }
+  }
+
   /** No more events will come; `failure` says why when it is not the normal end. */
   end(failure?: unknown): void {
     if (this.#ended) return;

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { clientSignal } from "./client-signal.js";
 import { EventStreamSlots } from "./event-stream-slots.js";
-import { ExecutionEventBuffer } from "./execution-event-buffer.js";
+import { type BufferedStreamEvent, ExecutionEventBuffer } from "./execution-event-buffer.js";
 import type { HttpEnv } from "./http-env.js";
 import { ownExecution } from "./own-execution.js";
 
@@ -105,45 +105,22 @@ async function relay(options: RelayOptions): Promise<void> {
   const events = executor.events(id, { apiKeyId: owner, signal });
   // The executor's first event is a `status` with the current record (or `finished` alone).
   // The reading loop never rejects: it hands a failure to the buffer.
-  void readInto(events, buffer);
+  void buffer.readFrom(events, { untilFinished: true });
   try {
-    for (;;) {
-      if (signal.aborted || stream.aborted) return;
-      const next = await buffer.next(options.heartbeatIntervalMs, signal);
-      if (next === "idle") {
-        await stream.write(": heartbeat\n\n");
-        continue;
-      }
-      if (next === "end") {
-        if (buffer.failure !== undefined && !signal.aborted) await writeFailure(stream, buffer.failure);
-        return;
-      }
-      await write(stream, next);
-      if (next.type === "finished") return;
-    }
+    await writeBufferedEvents(stream, buffer, {
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      signal,
+      write: async (event) => {
+        await write(stream, event);
+        return event.type !== "finished";
+      },
+    });
   } finally {
     // Abort first: an async generator's return() waits for its pending next(), which only the
     // signal ends. The reading loop settles on its own and catches what it gets.
     options.controller.abort();
     buffer.end();
     events.return().catch(() => undefined);
-  }
-}
-
-async function readInto(
-  events: AsyncIterableIterator<ExecutionStreamEvent>,
-  buffer: ExecutionEventBuffer,
-): Promise<void> {
-  try {
-    for (;;) {
-      const result = await events.next();
-      if (result.done === true) break;
-      buffer.push(result.value);
-      if (result.value.type === "finished") break;
-    }
-    buffer.end();
-  } catch (error) {
-    buffer.end(error);
   }
 }
 
@@ -156,6 +133,41 @@ function write(stream: SSEStreamingApi, event: ExecutionStreamEvent): Promise<vo
     data: JSON.stringify(data),
     ...(event.type === "finished" ? { id: FINISHED_EVENT_ID } : {}),
   });
+}
+
+/** Options of {@link writeBufferedEvents}. */
+export interface WriteBufferedEventsOptions<Event> {
+  /** A `: heartbeat` comment goes out after this long without an event. */
+  heartbeatIntervalMs: number;
+  /** The client went away (or the relay ended): stop. */
+  signal: AbortSignal;
+  /** Writes one event; resolves false when that event was the stream's last. */
+  write(event: Event): Promise<boolean>;
+}
+
+/**
+ * Shared by the streaming routes: writes `buffer`'s events to the client at the pace it reads,
+ * heartbeats while idle, and when the events end early says why (`stream-error`), until the
+ * events end, `write` says it wrote the last one or the client leaves.
+ */
+export async function writeBufferedEvents<Event extends BufferedStreamEvent>(
+  stream: SSEStreamingApi,
+  buffer: ExecutionEventBuffer<Event>,
+  options: WriteBufferedEventsOptions<Event>,
+): Promise<void> {
+  for (;;) {
+    if (options.signal.aborted || stream.aborted) return;
+    const next = await buffer.next(options.heartbeatIntervalMs, options.signal);
+    if (next === "idle") {
+      await stream.write(": heartbeat\n\n");
+      continue;
+    }
+    if (next === "end") {
+      if (buffer.failure !== undefined && !options.signal.aborted) await writeFailure(stream, buffer.failure);
+      return;
+    }
+    if (!(await options.write(next))) return;
+  }
 }
 
 /**

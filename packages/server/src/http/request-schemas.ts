@@ -3,6 +3,7 @@ import { formatZodIssues } from "@skillbox/core/internal";
 import type { Context } from "hono";
 import { z } from "zod";
 import { requestInvalid } from "./http-error.js";
+import { isoDate, wholeNumber } from "./query-values.js";
 
 /** The largest timer Node honours; a longer `setTimeout` fires at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -78,15 +79,6 @@ export const patchSkillBodySchema = z.strictObject({
   enabled: z.boolean({ error: "must be true or false" }),
 });
 
-const wholeNumber = (minimum: number, maximum: number) => {
-  const message = `must be a whole number from ${minimum} to ${maximum}`;
-  return z
-    .string()
-    .regex(/^\d+$/, message)
-    .transform(Number)
-    .pipe(z.number().min(minimum, message).max(maximum, message));
-};
-
 /** Query of `GET /api/skills`. */
 export const listSkillsQuerySchema = z.strictObject({
   versions: z.enum(["latest", "all"], { error: 'must be "latest" or "all"' }).default("latest"),
@@ -98,13 +90,6 @@ export const getExecutionQuerySchema = z.strictObject({
 });
 
 /** Query of `GET /api/executions`. */
-/** A date parameter, such as `since`. */
-function isoDate() {
-  return z
-    .string()
-    .refine((value) => !Number.isNaN(Date.parse(value)), "must be a date such as 2025-01-31T12:00:00Z");
-}
-
 export const listExecutionsQuerySchema = z.strictObject({
   skill: z.string().min(1, "must not be empty").optional(),
   status: z

@@ -1,26 +1,10 @@
 import { z } from "zod";
+import { isoDate, wholeNumber } from "./query-values.js";
 
 /** Longest bucket of `GET /api/stats/executions`, in seconds (the executor's own limit). */
 const MAX_BUCKET_SECONDS = 86_400;
 /** Largest `window` of `GET /api/stats/durations` (the executor's own limit). */
 const MAX_WINDOW = 10_000;
-
-/** A whole number from `minimum` to `maximum`, given as query text. */
-function wholeNumber(minimum: number, maximum: number, unit: string) {
-  const message = `must be a whole number of ${unit} from ${minimum} to ${maximum}`;
-  return z
-    .string()
-    .regex(/^\d+$/, message)
-    .transform(Number)
-    .pipe(z.number().min(minimum, message).max(maximum, message));
-}
-
-/** A date parameter, such as `since`. */
-function isoDate() {
-  return z
-    .string()
-    .refine((value) => !Number.isNaN(Date.parse(value)), "must be a date such as 2025-01-31T12:00:00Z");
-}
 
 /**
  * Query of `GET /api/stats/executions`: the caller's executions created in `[since, until)`
