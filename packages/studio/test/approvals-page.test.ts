@@ -4,6 +4,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide, readExecution, runSkill } from "./executions/execution-requests.js";
+import { eventually } from "./helpers/eventually.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -30,7 +31,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-});
+}, 60_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -40,7 +41,7 @@ let host: StudioHost;
 
 beforeAll(async () => {
   host = await startStudioHost({ plugins: PLUGINS, apiKeys: `${READER}:alice,${APPROVER}:alice+approver` });
-});
+}, 60_000);
 
 afterAll(async () => {
   await host?.stop();
@@ -69,12 +70,13 @@ describe("approvals decided from the Studio by an approver key", { timeout: 90_0
 
     await row.getByRole("button", { name: "Approve", exact: true }).click();
     await row.waitFor({ state: "detached" });
-    const finished = await readExecution(host, execution.id, { waitSeconds: 20, apiKey: READER });
+    const finished = await readExecution(host, execution.id, { waitSeconds: 45, apiKey: READER });
     expect(finished.status).toBe("success");
     expect(finished.output).toEqual({ sent: 12 });
     // The other one waits on, until it is decided too.
     const earlierRow = table.locator(`tr[data-execution-id="${earlier.id}"]`);
-    await expect(earlierRow.count()).resolves.toBe(1);
+    // Polled: the decision made the page list again.
+    await eventually(() => earlierRow.count()).toBe(1);
     await earlierRow.getByRole("button", { name: "Reject", exact: true }).click();
     await earlierRow.waitFor({ state: "detached" });
     await page.getByText("Nothing awaits a decision.").waitFor();
@@ -125,12 +127,13 @@ describe("approvals decided from the Studio by an approver key", { timeout: 90_0
     await page.getByLabel("Input to run (JSON)").fill('{ "amount": 7 }');
     await page.getByRole("button", { name: "Approve", exact: true }).click();
     await page.locator('section.execution-page[data-status="success"]').waitFor();
-    await expect(page.locator("[data-approval-decision]").textContent()).resolves.toBe("approved");
-    await expect(page.getByRole("region", { name: "Output", exact: true }).textContent()).resolves.toContain(
+    // The status may come from a live event before the record is read again: each fact is waited for.
+    await eventually(() => page.locator("[data-approval-decision]").textContent()).toBe("approved");
+    await eventually(() => page.getByRole("region", { name: "Output", exact: true }).textContent()).toContain(
       '"sent": 7',
     );
-    await expect(page.getByRole("main").textContent()).resolves.toContain("checked with finance");
-    await expect(page.getByRole("main").textContent()).resolves.toContain("changed by the approver");
+    await eventually(() => page.getByRole("main").textContent()).toContain("checked with finance");
+    await eventually(() => page.getByRole("main").textContent()).toContain("changed by the approver");
     assertNoPageErrors(page);
     await page.context().close();
   });
@@ -144,9 +147,9 @@ describe("approvals decided from the Studio by an approver key", { timeout: 90_0
     await page.getByLabel("Reason (optional)").fill("too much at once");
     await page.getByRole("button", { name: "Reject", exact: true }).click();
     await page.locator('section.execution-page[data-status="rejected"]').waitFor();
-    await expect(page.locator("[data-approval-decision]").textContent()).resolves.toBe("rejected");
+    await eventually(() => page.locator("[data-approval-decision]").textContent()).toBe("rejected");
     for (const name of ["Approve", "Reject", "Cancel"]) {
-      await expect(page.getByRole("button", { name, exact: true }).count()).resolves.toBe(0);
+      await eventually(() => page.getByRole("button", { name, exact: true }).count()).toBe(0);
     }
     const stored = await readExecution(host, execution.id, { apiKey: READER });
     expect(stored.status).toBe("rejected");
@@ -205,7 +208,7 @@ describe("approvals seen by a key that may not decide", { timeout: 90_000 }, () 
     await expect(reader.getByRole("button", { name: "Approve" }).count()).resolves.toBe(0);
     await expect(reader.getByRole("button", { name: "Reject" }).count()).resolves.toBe(0);
     // It may still cancel its owner's execution: only deciding needs the approver role.
-    await expect(reader.getByRole("button", { name: "Cancel", exact: true }).count()).resolves.toBe(1);
+    await eventually(() => reader.getByRole("button", { name: "Cancel", exact: true }).count()).toBe(1);
 
     const refused = await decide(host, execution.id, "approve", { apiKey: READER });
     expect(refused.status).toBe(403);
@@ -217,7 +220,7 @@ describe("approvals seen by a key that may not decide", { timeout: 90_000 }, () 
       .locator(`tr[data-execution-id="${execution.id}"]`);
     await approverRow.getByRole("button", { name: "Approve", exact: true }).click();
     await approverRow.waitFor({ state: "detached" });
-    const finished = await readExecution(host, execution.id, { waitSeconds: 20, apiKey: READER });
+    const finished = await readExecution(host, execution.id, { waitSeconds: 45, apiKey: READER });
     expect(finished.status).toBe("success");
     // The reader's page hears it too: the execution it shows ran.
     await reader.locator('section.execution-page[data-status="success"]').waitFor();
@@ -243,18 +246,18 @@ describe("the approvals inbox's pages", { timeout: 90_000 }, () => {
     await page.getByRole("button", { name: "Next page" }).click();
     await page.getByText("Showing 51–51 of 51").waitFor();
     const row = table.locator("tr[data-execution-id]");
-    await expect(row.count()).resolves.toBe(1);
+    await eventually(() => row.count()).toBe(1);
     const alone = await row.getAttribute("data-execution-id");
     expect(waiting).toContain(alone);
     await row.getByRole("button", { name: "Reject", exact: true }).click();
     await page.getByText("No pending approvals this far back.").waitFor();
     // Nothing is shown: the range says so rather than "0–50".
-    await expect(page.locator(".pagination-range").textContent()).resolves.toBe("Showing 0–0 of 50");
+    await eventually(() => page.locator(".pagination-range").textContent()).toBe("Showing 0–0 of 50");
     const previous = page.getByRole("button", { name: "Previous page" });
-    await expect(previous.isEnabled()).resolves.toBe(true);
+    await eventually(() => previous.isEnabled()).toBe(true);
     await previous.click();
     await page.getByText("Showing 1–50 of 50").waitFor();
-    await expect(table.locator("tr[data-execution-id]").count()).resolves.toBe(50);
+    await eventually(() => table.locator("tr[data-execution-id]").count()).toBe(50);
     assertNoPageErrors(page);
     await page.context().close();
   });

@@ -1,5 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "./helpers/eventually.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -73,16 +74,16 @@ describe("the Charts page", { timeout: 60_000 }, () => {
     const timeline = page.getByRole("figure", { name: "Executions per minute" });
     await timeline.locator("canvas").first().waitFor();
     // The legend names the statuses.
-    const legend = (await timeline.locator(".u-legend").textContent()) ?? "";
-    expect(legend).toContain("success");
-    expect(legend).toContain("error");
+    const legend = () => timeline.locator(".u-legend").textContent();
+    await eventually(legend).toContain("success");
+    await eventually(legend).toContain("error");
     const totals = `${TIMELINE} tfoot tr[data-bucket=total]`;
-    await expect(page.locator(`${totals} td[data-status=success]`).textContent()).resolves.toBe("3");
-    await expect(page.locator(`${totals} td[data-status=error]`).textContent()).resolves.toBe("2");
+    await eventually(() => page.locator(`${totals} td[data-status=success]`).textContent()).toBe("3");
+    await eventually(() => page.locator(`${totals} td[data-status=error]`).textContent()).toBe("2");
     // The table sits in a closed <details>; opening it shows the same numbers.
     await timeline.getByText("The numbers of this chart").click();
     await timeline.getByRole("table", { name: "Executions per minute, as numbers" }).waitFor();
-    await expect(timeline.locator(".chart-summary").textContent()).resolves.toContain(
+    await eventually(() => timeline.locator(".chart-summary").textContent()).toContain(
       "5 executions in the last hour: 3 success, 2 error",
     );
     assertNoPageErrors(page);
@@ -99,17 +100,22 @@ describe("the Charts page", { timeout: 60_000 }, () => {
     const durations = page.getByRole("figure", { name: "Duration by skill" });
     await durations.locator("canvas").first().waitFor();
     await durations.getByLabel("Skill", { exact: true }).selectOption("fail");
-    const summary = (await durations.locator(".chart-summary").textContent()) ?? "";
-    expect(summary).toMatch(/^fail: p50 .+, p95 .+ over 2 finished executions/);
+    // The figure re-renders for the skill picked, and its table shows once the <details> opened.
+    await eventually(() => durations.locator(".chart-summary").textContent()).toMatch(
+      /^fail: p50 .+, p95 .+ over 2 finished executions/,
+    );
     await durations.getByText("The numbers of this chart").click();
-    const buckets = await durations
-      .getByRole("table", { name: "Durations of fail, as numbers" })
-      .locator("tbody td")
-      .allTextContents();
-    expect(buckets.map(Number).reduce((sum, count) => sum + count, 0)).toBe(2);
-    await expect(
+    const bucketsTotal = async () => {
+      const buckets = await durations
+        .getByRole("table", { name: "Durations of fail, as numbers" })
+        .locator("tbody td")
+        .allTextContents();
+      return buckets.map(Number).reduce((sum, count) => sum + count, 0);
+    };
+    await eventually(bucketsTotal).toBe(2);
+    await eventually(() =>
       durations.getByRole("table", { name: "Durations of every skill" }).locator("tbody tr").count(),
-    ).resolves.toBe(2);
+    ).toBe(2);
     assertNoPageErrors(page);
   });
 
@@ -135,19 +141,18 @@ describe("the Charts page", { timeout: 60_000 }, () => {
     );
     await page.getByRole("link", { name: "Activity", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Activity" }).waitFor();
-    await expect(page.locator(".uplot").count()).resolves.toBe(0);
+    await eventually(() => page.locator(".uplot").count()).toBe(0);
     // A chart listens on the window until destroyed: coming back and leaving again must leave
     // exactly as many listeners as before.
     const away = await windowListeners(page);
     await page.getByRole("link", { name: "Charts", exact: true }).click();
     await page.locator(`${DURATIONS} canvas`).waitFor();
     await page.locator(`${TIMELINE} canvas`).waitFor();
-    const shown = await windowListeners(page);
-    expect(shown).toBe(away + 2);
+    await eventually(() => windowListeners(page)).toBe(away + 2);
     await page.getByRole("link", { name: "Activity", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Activity" }).waitFor();
-    await expect(windowListeners(page)).resolves.toEqual(away);
-    await expect(page.locator("canvas").count()).resolves.toBe(0);
+    await eventually(() => windowListeners(page)).toBe(away);
+    await eventually(() => page.locator("canvas").count()).toBe(0);
     assertNoPageErrors(page);
   });
 });

@@ -4,6 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readExecution, runSkill } from "./executions/execution-requests.js";
 import { reloadWithLaggedBurst, startLaggedBurstStream } from "./executions/lagged-burst-stream.js";
+import { eventually } from "./helpers/eventually.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -41,7 +42,7 @@ beforeAll(async () => {
     }),
     launchBrowser(),
   ]);
-});
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all([browser?.close(), host?.stop()]);
@@ -67,7 +68,7 @@ describe("the Execution page", { timeout: 90_000 }, () => {
     await expect(page.getByRole("main").textContent()).resolves.toContain("trip-1");
     // Nothing is left to do with a finished execution.
     for (const name of ["Cancel", "Approve", "Reject"]) {
-      await expect(page.getByRole("button", { name, exact: true }).count()).resolves.toBe(0);
+      await eventually(() => page.getByRole("button", { name, exact: true }).count()).toBe(0);
     }
     assertNoPageErrors(page);
     await page.context().close();
@@ -94,12 +95,12 @@ describe("the Execution page", { timeout: 90_000 }, () => {
     const children = page.getByRole("table", { name: "Child executions" });
     const childRow = children.locator("tr[data-execution-id]");
     await childRow.waitFor();
-    await expect(childRow.count()).resolves.toBe(1);
-    await expect(childRow.textContent()).resolves.toContain("echo@1.0.0");
+    await eventually(() => childRow.count()).toBe(1);
+    await eventually(() => childRow.textContent()).toContain("echo@1.0.0");
 
     await childRow.getByRole("link").first().click();
     await page.getByRole("heading", { level: 1, name: /^Execution of echo/ }).waitFor();
-    await expect(page.getByRole("region", { name: "Input", exact: true }).textContent()).resolves.toContain(
+    await eventually(() => page.getByRole("region", { name: "Input", exact: true }).textContent()).toContain(
       '"from": "parent"',
     );
     await page.locator("[data-parent-execution]").click();
@@ -131,7 +132,7 @@ describe("the Execution page", { timeout: 90_000 }, () => {
 
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
     await page.locator('section.execution-page[data-status="cancelled"]').waitFor();
-    await expect(page.getByRole("button", { name: "Cancel", exact: true }).count()).resolves.toBe(0);
+    await eventually(() => page.getByRole("button", { name: "Cancel", exact: true }).count()).toBe(0);
     const stored = await readExecution(host, execution.id);
     expect(stored.status).toBe("cancelled");
     assertNoPageErrors(page);
@@ -180,7 +181,7 @@ describe("the Execution page", { timeout: 90_000 }, () => {
     await expect(alert.textContent()).resolves.toContain("EXECUTION_FINISHED");
     // The refusal made the page read the execution again: it shows how it really ended.
     await page.locator('section.execution-page[data-status="cancelled"]').waitFor();
-    await expect(page.getByRole("button", { name: "Cancel", exact: true }).count()).resolves.toBe(0);
+    await eventually(() => page.getByRole("button", { name: "Cancel", exact: true }).count()).toBe(0);
     assertNoPageErrors(page);
     await page.context().close();
   });

@@ -3,6 +3,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSkill } from "./executions/execution-requests.js";
+import { eventually } from "./helpers/eventually.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
     }),
     launchBrowser(),
   ]);
-});
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all([browser?.close(), host?.stop()]);
@@ -67,9 +68,10 @@ describe("the Executions page", { timeout: 90_000 }, () => {
     const { execution } = await runSkill(host, "echo", { input: { note: "fresh row" } });
     const row = page.locator(`tr[data-execution-id="${execution.id}"]`);
     await row.waitFor();
-    await expect(row.getAttribute("data-status")).resolves.toBe("success");
-    await expect(row.textContent()).resolves.toContain("fresh row");
-    await expect(row.textContent()).resolves.toContain("echo@1.0.0");
+    // The row may come with the execution's start and turn to success with its end.
+    await eventually(() => row.getAttribute("data-status")).toBe("success");
+    await eventually(() => row.textContent()).toContain("fresh row");
+    await eventually(() => row.textContent()).toContain("echo@1.0.0");
     await expect(row.locator(`a[href="#/executions/${execution.id}"]`).count()).resolves.toBe(1);
     await expect(
       page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded),
@@ -94,7 +96,7 @@ describe("the Executions page", { timeout: 90_000 }, () => {
     await page.locator(`tr[data-execution-id="${failed.id}"]`).waitFor();
     await waitForRows(page, { status: "error" });
     await expect(page.locator(`tr[data-execution-id="${succeeded.id}"]`).count()).resolves.toBe(0);
-    await expect(page.locator(`tr[data-execution-id="${failed.id}"]`).textContent()).resolves.toContain(
+    await eventually(() => page.locator(`tr[data-execution-id="${failed.id}"]`).textContent()).toContain(
       "HANDLER_ERROR",
     );
 
@@ -148,7 +150,7 @@ describe("the Executions page", { timeout: 90_000 }, () => {
     await page.getByLabel("From").fill("2000-01-01T00:00");
     await page.waitForURL((url) => url.hash.includes("from="));
     await page.locator(`tr[data-execution-id="${recent.id}"]`).waitFor();
-    await expect(page.getByLabel("From").inputValue()).resolves.toBe("2000-01-01T00:00");
+    await eventually(() => page.getByLabel("From").inputValue()).toBe("2000-01-01T00:00");
     assertNoPageErrors(page);
     await page.context().close();
   });
@@ -171,18 +173,18 @@ describe("the Executions page", { timeout: 90_000 }, () => {
       if (url.pathname === "/api/executions") listings.push(url);
     });
     await page.getByText("Showing 1–50 of 120").waitFor();
-    await expect(page.locator("tr[data-execution-id]").count()).resolves.toBe(50);
-    await expect(page.getByLabel("Session").inputValue()).resolves.toBe("bulk");
+    await eventually(() => page.locator("tr[data-execution-id]").count()).toBe(50);
+    await eventually(() => page.getByLabel("Session").inputValue()).toBe("bulk");
 
     await page.getByRole("button", { name: "Next page" }).click();
     await page.getByText("Showing 51–100 of 120").waitFor();
     expect(new URL(page.url()).hash).toBe("#/executions?session=bulk&offset=50");
-    await expect(page.locator("tr[data-execution-id]").count()).resolves.toBe(50);
+    await eventually(() => page.locator("tr[data-execution-id]").count()).toBe(50);
 
     await page.getByRole("button", { name: "Next page" }).click();
     await page.getByText("Showing 101–120 of 120").waitFor();
-    await expect(page.locator("tr[data-execution-id]").count()).resolves.toBe(20);
-    await expect(page.getByRole("button", { name: "Next page" }).isDisabled()).resolves.toBe(true);
+    await eventually(() => page.locator("tr[data-execution-id]").count()).toBe(20);
+    await eventually(() => page.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
     // Newest first: the last page holds the first executions made.
     await page.locator(`tr[data-execution-id="${ids[0]}"]`).waitFor();
 

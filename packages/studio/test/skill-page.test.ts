@@ -3,6 +3,7 @@
 // violations, approval, and the execution each run made.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "./helpers/eventually.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -66,7 +67,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [host, browser] = await Promise.all([startStudioHost({ plugins: PLUGINS }), launchBrowser()]);
-});
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all([browser?.close(), host?.stop()]);
@@ -81,11 +82,6 @@ async function openSkill(name: string): Promise<Page> {
   await page.getByRole("heading", { level: 1, name }).waitFor();
   await page.locator("[data-live=live]").waitFor();
   return page;
-}
-
-/** Waits for what `read` gives to meet the assertion (the page renders after each action). */
-function eventually<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: 15_000 });
 }
 
 /** Records every execute request the page sends. */
@@ -111,7 +107,7 @@ describe("the skill page", { timeout: 90_000 }, () => {
     await main.getByText("Input schema").waitFor();
     await main.getByText("Output schema").waitFor();
     const versions = page.getByLabel("Version");
-    await expect(versions.locator("option").allTextContents()).resolves.toEqual([
+    await eventually(() => versions.locator("option").allTextContents()).toEqual([
       "1.0.0 (what “order” runs)",
       "1.0.0",
       "0.9.0",
@@ -136,14 +132,14 @@ describe("the skill page", { timeout: 90_000 }, () => {
     await form.getByLabel("tags[1]", { exact: true }).fill("rush");
     await form.getByRole("button", { name: "Remove tags[0]" }).click();
     await form.getByLabel("tags[1]", { exact: true }).waitFor({ state: "detached" });
-    await expect(form.getByLabel("tags[0]", { exact: true }).inputValue()).resolves.toBe("rush");
+    await eventually(() => form.getByLabel("tags[0]", { exact: true }).inputValue()).toBe("rush");
     await form.getByLabel("notes (JSON)", { exact: true }).fill('{ "door": "blue" }');
     await form.getByRole("button", { name: "Run", exact: true }).click();
 
     const result = page.getByRole("region", { name: "Result" });
     await result.locator("[data-status=success]").waitFor();
-    const output = JSON.parse((await result.locator("pre").textContent()) ?? "null");
-    expect(output).toEqual({
+    const output = async () => JSON.parse((await result.locator("pre").textContent()) ?? "null");
+    await eventually(output).toEqual({
       received: {
         customer: "Grace",
         quantity: 3,
@@ -187,7 +183,7 @@ describe("the skill page", { timeout: 90_000 }, () => {
     await form.getByRole("button", { name: "Run", exact: true }).click();
     const result = page.getByRole("region", { name: "Result" });
     await result.locator("[data-status=success]").waitFor();
-    expect(JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({
+    await eventually(async () => JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({
       received: { customer: "Ada", quantity: 2, size: "small", gift: true },
     });
     // Each recent execution's link shows the random end of its id (UUIDv7 ids of one minute
@@ -221,14 +217,14 @@ describe("the skill page", { timeout: 90_000 }, () => {
     expect(text).toContain("address.city is required");
     expect(text).toContain("address.zip must match the pattern");
     const customer = form.getByLabel("customer", { exact: true });
-    await expect(customer.getAttribute("aria-invalid")).resolves.toBe("true");
+    await eventually(() => customer.getAttribute("aria-invalid")).toBe("true");
     // The problem is next to the field, and the field is described by it.
-    await expect(form.locator('[data-field="customer"] .form-issue').textContent()).resolves.toBe(
+    await eventually(() => form.locator('[data-field="customer"] .form-issue').textContent()).toBe(
       "customer is required",
     );
-    await expect(page.evaluate("document.activeElement?.id")).resolves.toBe(
-      await customer.getAttribute("id"),
-    );
+    // The focus moves to the first field at fault after the render.
+    const customerId = await customer.getAttribute("id");
+    await eventually(() => page.evaluate("document.activeElement?.id")).toBe(customerId);
     // Fixing a field clears its problem.
     await customer.fill("Bo");
     await form.locator('[data-field="customer"] .form-issue').waitFor({ state: "detached" });
@@ -252,12 +248,12 @@ describe("the skill page", { timeout: 90_000 }, () => {
     await form.getByRole("button", { name: "Run", exact: true }).click();
     const problem = form.getByRole("alert");
     await problem.waitFor();
-    await expect(problem.textContent()).resolves.toMatch(/^Input \(JSON\) is not valid JSON/);
+    await eventually(() => problem.textContent()).toMatch(/^Input \(JSON\) is not valid JSON/);
     // The form cannot take it back while it does not parse.
     await form.getByRole("switch", { name: "Edit as JSON" }).click();
     await form.getByText(/the form cannot show it/).waitFor();
-    await expect(json.isVisible()).resolves.toBe(true);
-    await expect(form.getByLabel("customer", { exact: true }).count()).resolves.toBe(0);
+    await eventually(() => json.isVisible()).toBe(true);
+    await eventually(() => form.getByLabel("customer", { exact: true }).count()).toBe(0);
     expect(sent).toEqual([]);
 
     await json.fill('{ "customer": "Lin", "quantity": 4 }');
@@ -281,11 +277,11 @@ describe("the skill page", { timeout: 90_000 }, () => {
     const result = page.getByRole("region", { name: "Result" });
     await result.getByText("INPUT_INVALID").waitFor();
     const violations = result.getByRole("list", { name: "Schema violations" });
-    await expect(violations.textContent()).resolves.toContain('id must match format "uuid"');
-    await expect(form.locator('[data-field="id"] .form-issue').textContent()).resolves.toContain(
+    await eventually(() => violations.textContent()).toContain('id must match format "uuid"');
+    await eventually(() => form.locator('[data-field="id"] .form-issue').textContent()).toContain(
       'must match format "uuid"',
     );
-    await expect(form.getByLabel("id", { exact: true }).getAttribute("aria-invalid")).resolves.toBe("true");
+    await eventually(() => form.getByLabel("id", { exact: true }).getAttribute("aria-invalid")).toBe("true");
     await result.getByRole("link", { name: "Open execution" }).waitFor();
     assertNoPageErrors(page);
     await page.context().close();
@@ -310,8 +306,10 @@ describe("the skill page", { timeout: 90_000 }, () => {
     });
     expect(approved.status, await approved.clone().text()).toBe(200);
     await result.locator("[data-status=success]").waitFor();
-    expect(JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({ done: true });
-    await expect(result.getByText(/needs approval/).count()).resolves.toBe(0);
+    await eventually(async () => JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({
+      done: true,
+    });
+    await eventually(() => result.getByText(/needs approval/).count()).toBe(0);
     assertNoPageErrors(page);
     await page.context().close();
   });
@@ -319,12 +317,19 @@ describe("the skill page", { timeout: 90_000 }, () => {
   it("runs the version picked", async () => {
     const page = await openSkill("order");
     await page.getByLabel("Version").selectOption("0.9.0");
+    // The details (and the form) of 0.9.0 replace those of 1.0.0: fill the new form, not the old one.
+    await page
+      .getByRole("main")
+      .locator("dd", { hasText: /^0\.9\.0$/ })
+      .waitFor();
     const form = page.getByRole("form", { name: "Run order" });
     await form.getByLabel("customer", { exact: true }).fill("Old");
     await form.getByRole("button", { name: "Run", exact: true }).click();
     const result = page.getByRole("region", { name: "Result" });
     await result.locator("[data-status=success]").waitFor();
-    expect(JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({ old: true });
+    await eventually(async () => JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({
+      old: true,
+    });
     expect(new URL(page.url()).hash).toBe("#/skills/order?version=0.9.0");
     assertNoPageErrors(page);
     await page.context().close();
@@ -337,7 +342,9 @@ describe("the skill page", { timeout: 90_000 }, () => {
     await form.getByRole("button", { name: "Run", exact: true }).click();
     const result = page.getByRole("region", { name: "Result" });
     await result.locator("[data-status=success]").waitFor();
-    expect(JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({ anything: [1, 2] });
+    await eventually(async () => JSON.parse((await result.locator("pre").textContent()) ?? "null")).toEqual({
+      anything: [1, 2],
+    });
     assertNoPageErrors(page);
     await page.context().close();
   });

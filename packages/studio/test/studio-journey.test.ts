@@ -3,6 +3,7 @@
 // classes or layout. Each step waits for what a person would see; nothing sleeps.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "./helpers/eventually.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -36,7 +37,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-});
+}, 60_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -61,7 +62,7 @@ describe("the Studio journey on `skillbox dev`", { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     host = await startStudioHost({ plugins: PLUGINS });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await host?.stop();
@@ -130,9 +131,9 @@ describe("the Studio journey on `skillbox dev`", { timeout: 120_000 }, () => {
     const failure = skills[0]?.lastLoadError;
     if (failure == null)
       throw new Error("GET /api/skills/greet shows no lastLoadError for the broken handler");
-    const shown = (await loadError.textContent()) ?? "";
-    expect(shown).toContain("index.ts");
-    expect(shown).toContain(failure.message.split("\n")[0]!.slice(0, 60));
+    const shown = () => loadError.textContent();
+    await eventually(shown).toContain("index.ts");
+    await eventually(shown).toContain(failure.message.split("\n")[0]!.slice(0, 60));
 
     // The last good version keeps serving.
     await row.getByRole("link", { name: "greet", exact: true }).click();
@@ -161,7 +162,7 @@ describe("the Studio journey with API keys", { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     host = await startStudioHost({ plugins: PLUGINS, apiKeys: "good-key:alice,other-key:bob" });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await host?.stop();
@@ -201,7 +202,7 @@ describe("the Studio journey with API keys", { timeout: 120_000 }, () => {
     await table.locator(`tr[data-execution-id="${alices}"]`).waitFor();
     // The page has rendered alice's listing: bob's execution is simply not in it.
     await expect(table.locator(`tr[data-execution-id="${bobs}"]`).count()).resolves.toBe(0);
-    await expect(table.locator("tr[data-execution-id]").count()).resolves.toBe(1);
+    await eventually(() => table.locator("tr[data-execution-id]").count()).toBe(1);
     await page.getByText(/Showing 1–1 of 1/).waitFor();
 
     assertNoPageErrors(page);
@@ -218,15 +219,17 @@ describe("the Studio journey with API keys", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Change key" }).click();
     const keyInput = page.getByLabel("API key");
     await keyInput.waitFor();
-    await expect(keyInput.inputValue()).resolves.toBe("");
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("api-key");
-    await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
+    await eventually(() => keyInput.inputValue()).toBe("");
+    // The prompt takes the focus once it has rendered.
+    await eventually(() => page.evaluate(() => document.activeElement?.id)).toBe("api-key");
+    await eventually(() => page.evaluate(() => sessionStorage.length)).toBe(0);
 
     await keyInput.fill("other-key");
     await page.getByRole("button", { name: "Open the Studio" }).click();
     await table.locator(`tr[data-execution-id="${bobs}"]`).waitFor();
     await expect(table.locator(`tr[data-execution-id="${alices}"]`).count()).resolves.toBe(0);
-    await expect(page.locator(".caller").textContent()).resolves.toContain("bob");
+    // The caller is read apart from the listing.
+    await eventually(() => page.locator(".caller").textContent()).toContain("bob");
     assertNoPageErrors(page);
     await page.context().close();
   });

@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reloadWithLaggedBurst, startLaggedBurstStream } from "./executions/lagged-burst-stream.js";
+import { eventually } from "./helpers/eventually.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -41,28 +42,27 @@ describe("the Interceptors & sandboxes page", { timeout: 60_000 }, () => {
   it("lists the active interceptors in the order they run, with hooks, scope and source", async () => {
     await page.getByRole("heading", { level: 1, name: "Interceptors & sandboxes" }).waitFor();
     await interceptorRows().first().waitFor();
-    const names = await interceptorRows().evaluateAll((rows) =>
-      rows.map((row) => row.getAttribute("data-interceptor")),
-    );
-    expect(names).toEqual(["gate", "audit"]);
+    const names = () =>
+      interceptorRows().evaluateAll((rows) => rows.map((row) => row.getAttribute("data-interceptor")));
+    await eventually(names).toEqual(["gate", "audit"]);
     const gate = (await page.locator("tr[data-interceptor=gate]").textContent()) ?? "";
     expect(gate).toContain("-5");
     expect(gate).toContain("before");
     expect(gate).toContain("tags guarded");
     expect(gate).toContain("package");
-    await expect(page.locator("tr[data-interceptor=audit]").textContent()).resolves.toContain("after");
+    await eventually(() => page.locator("tr[data-interceptor=audit]").textContent()).toContain("after");
     assertNoPageErrors(page);
   });
 
   it("shows an interceptor added while it is open, and a broken one with its load error", async () => {
     host.project.tree.writeFolder("plugins/early", interceptorFolder({ name: "early", order: -50 }));
     await page.locator("tr[data-interceptor=early]").waitFor();
-    await expect(interceptorRows().first().getAttribute("data-interceptor")).resolves.toBe("early");
+    await eventually(() => interceptorRows().first().getAttribute("data-interceptor")).toBe("early");
 
     host.project.tree.write("plugins/early/index.ts", "export default { before( {\n");
     const failure = page.locator("tr[data-interceptor=early] [data-load-error]");
     await failure.waitFor();
-    await expect(failure.textContent()).resolves.toContain("plugins/early/index.ts");
+    await eventually(() => failure.textContent()).toContain("plugins/early/index.ts");
     assertNoPageErrors(page);
   });
 
@@ -72,28 +72,29 @@ describe("the Interceptors & sandboxes page", { timeout: 60_000 }, () => {
     const answer = (await (await fetch(`${host.url}/api/sandbox`)).json()) as {
       runtimes: Array<{ name: string; details: Record<string, unknown>; pools: unknown[] }>;
     };
-    const runtimes = await sandboxes
-      .locator("[data-runtime]")
-      .evaluateAll((sections) => sections.map((section) => section.getAttribute("data-runtime")));
-    expect(runtimes).toEqual(answer.runtimes.map((runtime) => runtime.name));
-    expect(runtimes).toContain("worker");
+    const runtimes = () =>
+      sandboxes
+        .locator("[data-runtime]")
+        .evaluateAll((sections) => sections.map((section) => section.getAttribute("data-runtime")));
+    await eventually(runtimes).toEqual(answer.runtimes.map((runtime) => runtime.name));
+    expect(answer.runtimes.map((runtime) => runtime.name)).toContain("worker");
     const worker = sandboxes.locator("[data-runtime=worker]");
     const details = worker.getByRole("table", { name: "Details of worker" });
-    await expect(details.locator("tr").count()).resolves.toBe(
+    await eventually(() => details.locator("tr").count()).toBe(
       Object.keys(answer.runtimes.find((runtime) => runtime.name === "worker")!.details).length,
     );
-    await expect(details.textContent()).resolves.toContain("worker thread");
+    await eventually(() => details.textContent()).toContain("worker thread");
     for (const runtime of answer.runtimes) {
       const section = sandboxes.locator(`[data-runtime="${runtime.name}"]`);
       if (runtime.pools.length === 0) {
-        await expect(section.textContent()).resolves.toContain("No pools");
+        await eventually(() => section.textContent()).toContain("No pools");
       } else {
-        await expect(
+        await eventually(() =>
           section
             .getByRole("table", { name: `Pools of ${runtime.name}` })
             .locator("tbody tr")
             .count(),
-        ).resolves.toBe(runtime.pools.length);
+        ).toBe(runtime.pools.length);
       }
     }
     assertNoPageErrors(page);
