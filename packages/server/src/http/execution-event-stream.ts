@@ -171,11 +171,11 @@ export async function writeBufferedEvents<Event extends BufferedStreamEvent>(
 }
 
 /**
- * Shared by the streaming routes. The stream ended without the final record (the executor closed, the database failed): say
+ * The stream ended without the final record (the executor closed, the database failed): say
  * why before closing. Named `stream-error`, not `error`, which EventSource uses for its own
  * connection errors.
  */
-export function writeFailure(stream: SSEStreamingApi, failure: unknown): Promise<void> {
+function writeFailure(stream: SSEStreamingApi, failure: unknown): Promise<void> {
   if (!isSkillboxError(failure)) console.error("skillbox http: an execution event stream failed", failure);
   const error = isSkillboxError(failure)
     ? failure
