@@ -84,6 +84,33 @@ describe("the Executions page", { timeout: 90_000 }, () => {
     await page.context().close();
   });
 
+  it("catches up while executions keep coming, even when each listing is slower than the events", async () => {
+    const page = await openExecutions();
+    await page.locator("[data-live=live]").waitFor();
+    const shownTotal = async () =>
+      Number(/of (\d+)/.exec((await page.getByText(/Showing \d+–\d+ of \d+/).textContent()) ?? "")?.[1]);
+    const before = await shownTotal();
+    // From now on every listing answers 1.5 s late: slower than the table re-lists (at most
+    // every 400 ms) under the steady stream of events below.
+    await page.route(/\/api\/executions(\?|$)/, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue().catch(() => undefined);
+    });
+
+    // A reload that cancelled the listing under way would never let one finish while events
+    // keep coming: the total would stay as it was until they stopped.
+    let caughtUp = false;
+    for (const deadline = Date.now() + 20_000; !caughtUp && Date.now() < deadline; ) {
+      await runSkill(host, "echo", { input: { note: "steady stream" } });
+      caughtUp = (await shownTotal()) > before;
+    }
+
+    expect(caughtUp).toBe(true);
+    await page.unrouteAll({ behavior: "ignoreErrors" });
+    assertNoPageErrors(page);
+    await page.context().close();
+  });
+
   it("filters by status and skill, keeping the filters in the URL", async () => {
     const failed = (await runSkill(host, "fails", { input: { n: 1 } })).execution;
     const succeeded = (await runSkill(host, "echo", { input: { n: 2 } })).execution;

@@ -4,6 +4,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "./helpers/eventually.js";
+import { reloadWithHeldStream, startHeldLiveStream } from "./helpers/held-live-stream.js";
 import { assertNoPageErrors, launchBrowser, openStudio } from "./helpers/studio-browser.js";
 import { type StudioHost, skillFolder, startStudioHost } from "./helpers/studio-host.js";
 
@@ -85,6 +86,13 @@ async function openSkill(name: string): Promise<Page> {
 }
 
 /** Records every execute request the page sends. */
+/** Waits (long-polling the API) until execution `id` has ended. */
+async function waitForFinished(id: string): Promise<void> {
+  const response = await fetch(`${host.url}/api/executions/${encodeURIComponent(id)}?wait=30`);
+  const record = (await response.json()) as { status: string };
+  expect(["queued", "pending", "running", "awaiting_approval"]).not.toContain(record.status);
+}
+
 function executeRequests(page: Page): string[] {
   const sent: string[] = [];
   page.on("request", (request) => {
@@ -312,6 +320,36 @@ describe("the skill page", { timeout: 90_000 }, () => {
     await eventually(() => result.getByText(/needs approval/).count()).toBe(0);
     assertNoPageErrors(page);
     await page.context().close();
+  });
+
+  it("reads a waiting run again after a gap in the live stream, so its result does not stay stale", async () => {
+    const stream = await startHeldLiveStream();
+    try {
+      const page = await openSkill("guarded");
+      // The page's stream now hears nothing of the server until it reconnects.
+      await reloadWithHeldStream(page, stream);
+      const form = page.getByRole("form", { name: "Run guarded" });
+      await form.getByRole("button", { name: "Run", exact: true }).click();
+      const result = page.getByRole("region", { name: "Result" });
+      await result.locator("[data-status=awaiting_approval]").waitFor();
+      const target = (await result.getByRole("link", { name: "Open execution" }).getAttribute("href")) ?? "";
+      const id = decodeURIComponent(/^#\/executions\/([^/?]+)$/.exec(target)?.[1] ?? "");
+      const approved = await fetch(`${host.url}/api/executions/${encodeURIComponent(id)}/approve`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(approved.status, await approved.clone().text()).toBe(200);
+      await waitForFinished(id);
+
+      // The execution ended while the page heard nothing; the reconnect must bring it up to date.
+      stream.end();
+      await result.locator("[data-status=success]").waitFor();
+      assertNoPageErrors(page);
+      await page.context().close();
+    } finally {
+      await stream.close();
+    }
   });
 
   it("runs the version picked", async () => {

@@ -15,6 +15,7 @@ import { usePageTitle } from "../hooks/use-page-title.js";
 import { href, type Route } from "../router/hash-route.js";
 import { useStudio } from "../studio-context.js";
 import "../executions/executions.css";
+import { latestRecord } from "../api/latest-record.js";
 
 /** Children listed on the page: a handler fanning out further has them all in the executions table. */
 const CHILDREN_SHOWN = 50;
@@ -40,7 +41,7 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
   useEffect(() => setExecution(undefined), [id]);
   useEffect(() => {
     const answer = loaded.data;
-    if (answer !== undefined) setExecution((current) => latest(current, answer));
+    if (answer !== undefined) setExecution((current) => latestRecord(current, answer));
   }, [loaded.data]);
 
   useLiveEvent((event: LiveEvent) => {
@@ -51,7 +52,7 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
         relistChildren();
         return;
       case "status":
-        if (event.executionId === id) setExecution((current) => latest(current, event.execution));
+        if (event.executionId === id) setExecution((current) => latestRecord(current, event.execution));
         else if (event.execution.parentExecutionId === id) relistChildren();
         return;
       case "progress":
@@ -62,7 +63,7 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
         return;
       case "finished":
         if (event.executionId === id) {
-          setExecution((current) => latest(current, event.execution));
+          setExecution((current) => latestRecord(current, event.execution));
           // The event's record is the caller view too; reading it again makes sure nothing is stale.
           loaded.reload();
         } else if (event.execution.parentExecutionId === id) relistChildren();
@@ -109,7 +110,7 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
       <ExecutionActions
         key={execution.id}
         execution={execution}
-        onChanged={(changed) => setExecution((current) => latest(current, changed))}
+        onChanged={(changed) => setExecution((current) => latestRecord(current, changed))}
         onRefused={loaded.reload}
       />
       {execution.progress === null ? null : (
@@ -184,14 +185,4 @@ export function ExecutionPage({ id }: { route: Route; id: string }) {
       </section>
     </section>
   );
-}
-
-/**
- * The record to show of two: a final one is never replaced by an earlier, unfinished state (a
- * read or an approve answer that comes after the `finished` event).
- */
-function latest(current: ExecutionRecord | undefined, incoming: ExecutionRecord): ExecutionRecord {
-  if (current === undefined || current.id !== incoming.id) return incoming;
-  if (isFinalStatus(current.status) && !isFinalStatus(incoming.status)) return current;
-  return incoming;
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { isApiError } from "../api/api-error.js";
-import type { SkillView } from "../api/api-types.js";
+import { type ExecutionRecord, isFinalStatus, type SkillView } from "../api/api-types.js";
+import { latestRecord } from "../api/latest-record.js";
 import { statusLabel } from "../components/status-badge.js";
 import { parseJsonText, violationIssues } from "../form/field-text.js";
 import { finalValue, initialValue, validateValue } from "../form/field-values.js";
@@ -64,14 +65,27 @@ export function RunForm({ skill, version, fill }: RunFormProps) {
     form.current?.querySelector<HTMLElement>("[aria-invalid=true]")?.focus();
   }, [focusInvalid]);
 
-  // A run that waits (approval, queue) is followed until it ends.
+  // A run that waits (approval, queue) is followed until it ends; after a gap in the stream
+  // (a reconnect, dropped events) it is read again, as events of the gap are not replayed.
+  const follow = useCallback((record: ExecutionRecord) => {
+    setOutcome((current) =>
+      current?.kind === "execution" && current.execution.id === record.id
+        ? { kind: "execution", execution: latestRecord(current.execution, record) }
+        : current,
+    );
+  }, []);
   useLiveEvent((event) => {
     if (outcome?.kind !== "execution") return;
-    if (
-      (event.type === "status" || event.type === "finished") &&
-      event.executionId === outcome.execution.id
+    const { id } = outcome.execution;
+    if ((event.type === "status" || event.type === "finished") && event.executionId === id) {
+      follow(event.execution);
+    } else if (
+      (event.type === "resync" || event.type === "lagged") &&
+      !isFinalStatus(outcome.execution.status)
     ) {
-      setOutcome({ kind: "execution", execution: event.execution });
+      api.getExecution(id).then(follow, (error: unknown) => {
+        if (!isApiError(error)) throw error;
+      });
     }
   });
 
