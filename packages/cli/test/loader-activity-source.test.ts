@@ -12,7 +12,7 @@ let watcher: ReturnType<typeof watchSkills>;
 
 afterEach(async () => {
   await watcher?.close();
-  await host?.close();
+  await host?.dispose();
   tree?.cleanup();
 });
 
