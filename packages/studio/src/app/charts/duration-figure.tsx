@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import type { DurationHistogram } from "../api/api-types.js";
-import { ErrorNotice } from "../components/error-notice.js";
+import { ApiContent } from "../components/api-content.js";
 import { formatDuration } from "../format.js";
 import type { ApiState } from "../hooks/use-api.js";
 import { COUNT_INCREMENTS, chartTheme, countRange } from "./chart-theme.js";
@@ -45,17 +45,12 @@ export function DurationFigure({
   state: ApiState<DurationHistogram>;
   rangeLabel: string;
 }) {
-  const histogram = state.data;
   return (
     <figure class="card chart-figure" data-figure="duration-by-skill">
       <figcaption>Duration by skill</figcaption>
-      {state.error !== undefined ? (
-        <ErrorNotice error={state.error} title="The durations cannot be read" />
-      ) : histogram === undefined ? (
-        <p class="loading">Loading…</p>
-      ) : (
-        <DurationContent histogram={histogram} rangeLabel={rangeLabel} />
-      )}
+      <ApiContent state={state} failure="The durations cannot be read">
+        {(histogram) => <DurationContent histogram={histogram} rangeLabel={rangeLabel} />}
+      </ApiContent>
     </figure>
   );
 }

@@ -1,7 +1,7 @@
 import { useMemo, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import type { ExecutionStatus, ExecutionTimeline } from "../api/api-types.js";
-import { ErrorNotice } from "../components/error-notice.js";
+import { ApiContent } from "../components/api-content.js";
 import { statusLabel } from "../components/status-badge.js";
 import { formatTime } from "../format.js";
 import type { ApiState } from "../hooks/use-api.js";
@@ -35,17 +35,12 @@ export function ExecutionTimelineFigure({
   /** "the last hour". */
   rangeLabel: string;
 }) {
-  const timeline = state.data;
   return (
     <figure class="card chart-figure" data-figure="executions-per-minute">
       <figcaption>Executions per minute</figcaption>
-      {state.error !== undefined ? (
-        <ErrorNotice error={state.error} title="The execution timeline cannot be read" />
-      ) : timeline === undefined ? (
-        <p class="loading">Loading…</p>
-      ) : (
-        <TimelineContent timeline={timeline} rangeLabel={rangeLabel} />
-      )}
+      <ApiContent state={state} failure="The execution timeline cannot be read">
+        {(timeline) => <TimelineContent timeline={timeline} rangeLabel={rangeLabel} />}
+      </ApiContent>
     </figure>
   );
 }

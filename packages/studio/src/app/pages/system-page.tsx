@@ -1,5 +1,4 @@
 import { useEffect } from "preact/hooks";
-import { ErrorNotice } from "../components/error-notice.js";
 import { useApi } from "../hooks/use-api.js";
 import { useCoalesced, useLiveEvent } from "../hooks/use-live-event.js";
 import { usePageTitle } from "../hooks/use-page-title.js";
@@ -8,6 +7,7 @@ import { useStudio } from "../studio-context.js";
 import { InterceptorsTable } from "../system/interceptors-table.js";
 import { SandboxRuntimes } from "../system/sandboxes-section.js";
 import "../system/system.css";
+import { ApiContent } from "../components/api-content.js";
 
 /** Pools change with every execution and no event says so: they are read again this often. */
 const POOL_REFRESH_MS = 5000;
@@ -50,26 +50,18 @@ export function SystemPage(_props: { route: Route }) {
         <p class="field-hint">
           In the order they run before an execution (lower order first); after it, the reverse.
         </p>
-        {interceptors.error !== undefined ? (
-          <ErrorNotice error={interceptors.error} title="The interceptors cannot be read" />
-        ) : interceptors.data === undefined ? (
-          <p class="loading">Loading…</p>
-        ) : (
-          <InterceptorsTable interceptors={interceptors.data} />
-        )}
+        <ApiContent state={interceptors} failure="The interceptors cannot be read">
+          {(data) => <InterceptorsTable interceptors={data} />}
+        </ApiContent>
       </section>
       <section aria-labelledby="sandboxes-heading">
         <h2 id="sandboxes-heading">Sandboxes</h2>
         <p class="field-hint">
           Where skills run, and their pools of ready workers and warm sandboxes (every 5 s).
         </p>
-        {sandbox.error !== undefined ? (
-          <ErrorNotice error={sandbox.error} title="The sandboxes cannot be read" />
-        ) : sandbox.data === undefined ? (
-          <p class="loading">Loading…</p>
-        ) : (
-          <SandboxRuntimes sandbox={sandbox.data} />
-        )}
+        <ApiContent state={sandbox} failure="The sandboxes cannot be read">
+          {(data) => <SandboxRuntimes sandbox={data} />}
+        </ApiContent>
       </section>
     </section>
   );
