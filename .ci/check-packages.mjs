@@ -17,7 +17,7 @@ const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
 
 /** Folders of the packages published to npm. */
-const PUBLIC_PACKAGES = ["core", "loader", "sandbox", "server", "llm", "cli", "studio"].map(
+const PUBLIC_PACKAGES = ["core", "loader", "sandbox", "server", "llm", "cli", "studio", "distributed"].map(
   (name) => `packages/${name}`,
 );
 /** Files loaded by path at run time (not through `exports` or `bin`, so publint cannot see them). */

@@ -88,7 +88,7 @@ async function submitAgainstExecute(database) {
       },
       ROUNDS,
     );
-    const recorded = host.executor.countExecutions({ status: "success" });
+    const recorded = await host.executor.countExecutions({ status: "success" });
     const expected = 4_000 + 2 * ROUNDS * CONCURRENT_COUNT;
     if (recorded !== expected)
       throw new Error(`expected ${expected} successful executions, found ${recorded}`);
@@ -378,13 +378,23 @@ async function memoryChild(how, count, database) {
   const finished = deferred();
   let called = false;
   let finishedAt;
+  // One count at a time: the audit-trail read is asynchronous, the sampler's tick is not.
+  let counting = false;
   const sampler = startRssSampler({
     intervalMs: 50,
     onSample: () => {
-      if (called && finishedAt === undefined && unfinished() === 0) {
-        finishedAt = performance.now();
-        finished.resolve();
-      }
+      if (!called || finishedAt !== undefined || counting) return;
+      counting = true;
+      unfinished().then(
+        (count) => {
+          counting = false;
+          if (count === 0 && finishedAt === undefined) {
+            finishedAt = performance.now();
+            finished.resolve();
+          }
+        },
+        (error) => finished.reject(error),
+      );
     },
   });
   const started = performance.now();
@@ -393,7 +403,7 @@ async function memoryChild(how, count, database) {
   called = true;
   await finished.promise;
   const { peak, samples } = sampler.stop();
-  const succeeded = host.executor.countExecutions({ status: "success" }) - warmUp;
+  const succeeded = (await host.executor.countExecutions({ status: "success" })) - warmUp;
   // What stays once the garbage is collected: a drained backlog must leave nothing behind.
   await collectGarbage();
   const retained = process.memoryUsage.rss() - baseline;
@@ -418,8 +428,10 @@ async function memoryChild(how, count, database) {
 /** A promise with its resolve function (Promise.withResolvers is Node 22). */
 function deferred() {
   let resolve;
-  const promise = new Promise((settle) => {
+  let reject;
+  const promise = new Promise((settle, fail) => {
     resolve = settle;
+    reject = fail;
   });
-  return { promise, resolve };
+  return { promise, resolve, reject };
 }

@@ -129,7 +129,7 @@ async function list(mode, database) {
     if (mode === "full") {
       // The page as one JSON string is over V8's string limit here (the 500 of old), so its size
       // is summed per record.
-      const executions = host.executor.listExecutions({ limit: ROWS });
+      const executions = await host.executor.listExecutions({ limit: ROWS });
       const bytes = executions.reduce(
         (sum, execution) => sum + Buffer.byteLength(JSON.stringify(execution)),
         0,

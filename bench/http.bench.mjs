@@ -93,7 +93,7 @@ async function main() {
         await loadGenerator.run(path, REQUESTS, CONCURRENCY);
       }
     }
-    const before = host.executor.countExecutions({ skill: "echo", status: "success" });
+    const before = await host.executor.countExecutions({ skill: "echo", status: "success" });
     const rates = await compareRates(
       {
         bareConcurrent: () => loadGenerator.run(barePath, REQUESTS, CONCURRENCY),
@@ -105,7 +105,7 @@ async function main() {
       },
       ROUNDS,
     );
-    const audited = host.executor.countExecutions({ skill: "echo", status: "success" }) - before;
+    const audited = (await host.executor.countExecutions({ skill: "echo", status: "success" })) - before;
     const expected = 2 * ROUNDS * (REQUESTS + SEQUENTIAL_REQUESTS);
     if (audited !== expected) throw new Error(`expected ${expected} audited executions, found ${audited}`);
 

@@ -110,7 +110,7 @@ try {
   const rawThroughput = median(samples.rawThroughput);
   const floorThroughput = median(samples.floorThroughput);
   const skillboxThroughput = median(samples.skillboxThroughput);
-  const executions = host.executor.countExecutions({ skill: "noop", status: "success" });
+  const executions = await host.executor.countExecutions({ skill: "noop", status: "success" });
 
   // --- timeout: stop the looping thread, replace it ---------------------------------------
   // One thread, so the execution after the timeout cannot land on a surviving warm thread: it

@@ -40,7 +40,7 @@ console.log(`invalid input → status ${invalid.status}, ${invalid.error?.code}:
 
 console.log(`\naudit trail in ${resolveDatabasePath()} (newest first):`);
 console.table(
-  skillExecutor.listExecutions({ owner: "user-123", limit: 2 }).map((row) => ({
+  (await skillExecutor.listExecutions({ owner: "user-123", limit: 2 })).map((row) => ({
     id: row.id.slice(0, 13),
     skill: `${row.skillName}@${row.skillVersion}`,
     status: row.status,
@@ -50,5 +50,5 @@ console.table(
   })),
 );
 console.log(
-  `executions recorded for user-123 so far: ${skillExecutor.countExecutions({ owner: "user-123" })}`,
+  `executions recorded for user-123 so far: ${await skillExecutor.countExecutions({ owner: "user-123" })}`,
 );

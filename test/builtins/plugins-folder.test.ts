@@ -124,7 +124,7 @@ describe("the built-in plugins folder", () => {
     const execution = await host.executor.execute("github.repository", { owner: "octo", repo: "demo" });
     expect(succeeded(execution)).toMatchObject({ fullName: "octo/demo", stars: 7 });
     expect(github.seen[0]?.authorization).toBe("Bearer ghp_secret_token_for_tests");
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
     expect(JSON.stringify(stored)).not.toContain("ghp_secret_token_for_tests");
   });
 

@@ -191,14 +191,14 @@ describe("a host killed with SIGKILL (kill -9)", () => {
       recoverInterrupted: false,
     });
     hosts.push(decider);
-    ready.ids["needs-approval"].forEach((id, index) => {
+    for (const [index, id] of ready.ids["needs-approval"].entries()) {
       // Still waiting, with what the approver is shown: the reason and the input.
-      const waiting = decider.executor.getExecution(id);
+      const waiting = await decider.executor.getExecution(id);
       expect(waiting?.status).toBe("awaiting_approval");
       expect(waiting?.approval?.decision).toBeNull();
       expect(waiting?.approval?.reason).toEqual(expect.any(String));
       expect(waiting?.input).toEqual({ index });
-    });
+    }
     await decider.executor.approve(approved, { by: "crash-test" });
     await decider.executor.approve(alsoApproved, { by: "crash-test" });
     const rejectedRecord = await decider.executor.reject(rejected, { by: "crash-test", reason: "not today" });
@@ -210,9 +210,9 @@ describe("a host killed with SIGKILL (kill -9)", () => {
     }
 
     // None lost: every id is there, final, and nothing is left unfinished.
-    expect(decider.executor.countExecutions()).toBe(3 * COUNT);
+    expect(await decider.executor.countExecutions()).toBe(3 * COUNT);
     const unfinished = EXECUTION_STATUSES.filter((status) => !isFinalExecutionStatus(status));
-    expect(decider.executor.countExecutions({ status: [...unfinished] })).toBe(0);
+    expect(await decider.executor.countExecutions({ status: [...unfinished] })).toBe(0);
     for (const id of allIds) expect(isFinalExecutionStatus(finals.get(id)!.status)).toBe(true);
 
     // The final state of each, and how many times (and where) its handler ran.

@@ -15,6 +15,7 @@ export const PUBLIC_PACKAGES = [
   { folder: "packages/server", name: "@skillbox/server" },
   { folder: "packages/llm", name: "@skillbox/llm" },
   { folder: "packages/studio", name: "@skillbox/studio" },
+  { folder: "packages/distributed", name: "@skillbox/distributed" },
 ] as const;
 
 /** Built files a package needs besides its `main`: the Studio's page, which Vite (not tsc) makes. */

@@ -58,7 +58,7 @@ function codeLists(): string {
 }
 
 function raisedCodes(): RaisedErrorCode[] {
-  const roots = ["core", "loader", "sandbox", "server", "llm", "cli"].map((name) =>
+  const roots = ["core", "loader", "sandbox", "server", "llm", "cli", "distributed"].map((name) =>
     join(REPOSITORY_ROOT, "packages", name, "src"),
   );
   const files = [...roots, join(REPOSITORY_ROOT, "plugins")].flatMap((root) => sourceFiles(root));

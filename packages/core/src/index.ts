@@ -20,6 +20,29 @@ export {
   type SkillCodeFields,
   type SkillDefinitionOptions,
 } from "./define-skill.js";
+// The shared record of executions that several processes (or hosts) dispatch and run.
+export type { BackendApprove, BackendSubmit, ExecutionBackend } from "./distributed/execution-backend.js";
+export type {
+  CancelRequestResult,
+  ClaimResult,
+  ClaimToken,
+  ExecutionClaim,
+  ExecutionRecordStore,
+  FinalOutcome,
+  InsertQueuedResult,
+  QueuedExecutionRecord,
+  RecordNotice,
+  RecoveredExecution,
+  RenewResult,
+  StaleQueuedExecution,
+  WorkerHeartbeat,
+  WorkerRecord,
+} from "./distributed/execution-record-store.js";
+export {
+  createSqliteRecordStore,
+  type SqliteRecordStore,
+  type SqliteRecordStoreOptions,
+} from "./distributed/sqlite-record-store.js";
 export {
   defineErrorCodes,
   type ErrorCatalogue,
@@ -48,6 +71,7 @@ export {
   HOST_ONLY_ERROR_KEYS,
   toCallerError,
 } from "./errors/to-caller-error.js";
+export type { DispatchedRunOutcome, DispatchedRunRequest } from "./executor/dispatched-run.js";
 export type {
   ApproveOptions,
   CancelOptions,
@@ -85,6 +109,7 @@ export {
   MAX_TIMELINE_BUCKETS,
 } from "./executor/execution-timeline-query.js";
 export { DEFAULT_MAX_NESTING_DEPTH } from "./executor/find-over-deep-path.js";
+export type { JobOptions } from "./executor/job-store.js";
 export { DEFAULT_RETRY_POLICY } from "./executor/retry-policy.js";
 export {
   type HandlerResolver,

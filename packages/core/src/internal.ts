@@ -7,7 +7,49 @@
  */
 export { reviveError } from "./errors/revive-error.js";
 export type { SerializedError } from "./errors/serialize-error.js";
+export { createExecutionId } from "./executor/create-execution-id.js";
+export {
+  checkedDecider,
+  checkedText,
+  isSettled,
+  MAX_REASON_LENGTH,
+  notPending,
+} from "./executor/decision-checks.js";
+export {
+  BUCKET_OF_DURATION,
+  type DurationHistogramRow,
+  durationHistogramResult,
+} from "./executor/duration-histogram-query.js";
+export { ExecutionEventHub } from "./executor/execution-event-hub.js";
+export { recordedError } from "./executor/execution-failure.js";
+export {
+  checkedInstant,
+  FINAL_STATUS_LIST,
+  MAX_STATS_ROWS,
+  type PerNameRange,
+  perNameRange,
+  type SkillStatsRow,
+  STATS_VERSION_KEYS,
+  skillStatsResult,
+} from "./executor/execution-stats.js";
+export { type ExecutionRow, rowToExecution } from "./executor/execution-store.js";
+export {
+  type ExecutionRowCommon,
+  type ExecutionSummaryRow,
+  identityOf,
+  resolveSummaryOptions,
+  rowToSummary,
+  timingOf,
+} from "./executor/execution-summary.js";
+export {
+  type ExecutionTimelineRange,
+  type ExecutionTimelineRow,
+  timelineRange,
+  timelineResult,
+} from "./executor/execution-timeline-query.js";
 export { findOverDeepPath } from "./executor/find-over-deep-path.js";
+export { hashInput } from "./executor/hash-input.js";
+export { checkSameRequest } from "./executor/idempotency-gate.js";
 export { findJsonSchemaProblem } from "./executor/schema-validator.js";
 export { isGlobalOwner } from "./registry/owner-scope.js";
 export { parseSkillReference, type SkillReference } from "./registry/skill-reference.js";

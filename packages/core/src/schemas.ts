@@ -86,6 +86,10 @@ export const durableSkillFields = {
     .max(10_000, "must be at most 10000")
     .optional(),
   idempotent: z.boolean({ error: "must be true or false" }).optional(),
+  queue: z
+    .string({ error: "must be a queue name" })
+    .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a queue name of lowercase letters, digits and "-" (at most 64), such as "sandbox"')
+    .optional(),
 };
 
 /** Zod schema of one entry of a skill's `examples`. */

@@ -108,6 +108,12 @@ export interface Skill {
    * back to `queued` instead of ending `interrupted` (default false).
    */
   idempotent?: boolean;
+  /**
+   * The queue its executions are dispatched to when hosts share work through a queue (default
+   * `default`): for example `sandbox` for container skills, taken only by workers started with
+   * `--queues sandbox` on hosts with a container engine. Ignored on one host.
+   */
+  queue?: string;
   /** Free-form metadata for loaders and runtimes. */
   metadata?: Record<string, unknown>;
   createdAt: string;

@@ -41,6 +41,7 @@ const PUBLIC_EXPORTS = [
   "createGuardedLookup",
   "createSkillHost",
   "createSkillboxIdGenerator",
+  "createSqliteRecordStore",
   "createToolNameMap",
   "defineErrorCodes",
   "defineInterceptor",

@@ -90,10 +90,12 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
     const followUp = server.requests[1]!.body;
     expect(asText(toolResult(followUp, addCall!.id)?.content)).toContain("5");
     expect(asText(toolResult(followUp, greetCall!.id)?.content)).toContain("Hello, Ada!");
-    expect(host.executor.listExecutions({ skill: "add" }).map((execution) => execution.output)).toEqual([5]);
-    expect(host.executor.listExecutions({ skill: "greet" }).map((execution) => execution.output)).toEqual([
-      "Hello, Ada!",
-    ]);
+    expect(
+      (await host.executor.listExecutions({ skill: "add" })).map((execution) => execution.output),
+    ).toEqual([5]);
+    expect(
+      (await host.executor.listExecutions({ skill: "greet" })).map((execution) => execution.output),
+    ).toEqual(["Hello, Ada!"]);
   });
 
   it("stops at a client tool call without executing it, and resumes once the client answers it", async () => {
@@ -113,7 +115,7 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
     expect(outcome.stoppedBecause).toBe("client-tools");
     expect(server.requests).toHaveLength(1);
     const [greetCall, clientCall] = server.issuedCalls;
-    expect(host.executor.listExecutions().map((execution) => execution.skillName)).toEqual(["greet"]);
+    expect((await host.executor.listExecutions()).map((execution) => execution.skillName)).toEqual(["greet"]);
     const last = outcome.messages.at(-1) as Anthropic.MessageParam;
     expect(last.role).toBe("user");
     expect(last.content).toEqual([
@@ -136,7 +138,7 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
     );
     expect(server.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
     expect(resumed.stoppedBecause).toBe("no-tool-calls");
-    expect(host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
+    expect(await host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
   });
 
   it("marks a failing skill's tool_result with is_error and finishes", async () => {
@@ -159,9 +161,9 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
     const failResult = toolResult(server.requests[1]!.body, server.issuedCalls[1]!.id);
     expect(failResult?.is_error).toBe(true);
     expect(asText(failResult?.content)).toContain("the printer is on fire");
-    expect(host.executor.listExecutions({ skill: "fail" }).map((execution) => execution.status)).toEqual([
-      "error",
-    ]);
+    expect(
+      (await host.executor.listExecutions({ skill: "fail" })).map((execution) => execution.status),
+    ).toEqual(["error"]);
   });
 
   it("marks input that breaks the skill's schema with is_error instead of crashing", async () => {
@@ -180,7 +182,7 @@ describe("runToolLoop with the Anthropic client (messages)", () => {
 
     expect(server.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
     expect(outcome.stoppedBecause).toBe("no-tool-calls");
-    expect(host.executor.listExecutions({ skill: "add", status: "success" })).toEqual([]);
-    expect(host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
+    expect(await host.executor.listExecutions({ skill: "add", status: "success" })).toEqual([]);
+    expect(await host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
   });
 });

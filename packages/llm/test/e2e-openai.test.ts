@@ -99,8 +99,8 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
     const followUp = server.requests[1]!.body;
     expect(asText(chatToolMessage(followUp, addCall!.id)?.content)).toContain("5");
     expect(asText(chatToolMessage(followUp, greetCall!.id)?.content)).toContain("Hello, Ada!");
-    const adds = host.executor.listExecutions({ skill: "add" });
-    const greets = host.executor.listExecutions({ skill: "greet" });
+    const adds = await host.executor.listExecutions({ skill: "add" });
+    const greets = await host.executor.listExecutions({ skill: "greet" });
     expect(adds.map((execution) => [execution.status, execution.output])).toEqual([["success", 5]]);
     expect(greets.map((execution) => [execution.status, execution.output])).toEqual([
       ["success", "Hello, Ada!"],
@@ -132,7 +132,7 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
     expect(outcome.stoppedBecause).toBe("client-tools");
     expect(server.requests).toHaveLength(1);
     const [addCall, clientCall] = server.issuedCalls;
-    expect(host.executor.listExecutions().map((execution) => execution.skillName)).toEqual(["add"]);
+    expect((await host.executor.listExecutions()).map((execution) => execution.skillName)).toEqual(["add"]);
     const toolMessages = outcome.messages.filter((message) => (message as { role: string }).role === "tool");
     expect(toolMessages).toEqual([expect.objectContaining({ tool_call_id: addCall!.id })]);
 
@@ -152,7 +152,7 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
     expect((resumed.response as OpenAI.Chat.Completions.ChatCompletion).choices[0]?.message.content).toBe(
       "1 + 1 = 2 and it is noon.",
     );
-    expect(host.executor.listExecutions({ skill: "add" })).toHaveLength(1);
+    expect(await host.executor.listExecutions({ skill: "add" })).toHaveLength(1);
   });
 
   it("sends a failing skill back as an error tool result and finishes", async () => {
@@ -175,10 +175,12 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
     expect(asText(chatToolMessage(server.requests[1]!.body, failCall.id)?.content)).toContain(
       "the printer is on fire",
     );
-    expect(host.executor.listExecutions({ skill: "fail" }).map((execution) => execution.status)).toEqual([
-      "error",
-    ]);
-    expect(host.executor.listExecutions({ skill: "add" }).map((execution) => execution.output)).toEqual([9]);
+    expect(
+      (await host.executor.listExecutions({ skill: "fail" })).map((execution) => execution.status),
+    ).toEqual(["error"]);
+    expect(
+      (await host.executor.listExecutions({ skill: "add" })).map((execution) => execution.output),
+    ).toEqual([9]);
   });
 
   it("answers malformed JSON arguments with an error result instead of crashing", async () => {
@@ -199,8 +201,8 @@ describe("runToolLoop with the OpenAI client (chat.completions)", () => {
     expect(outcome.stoppedBecause).toBe("no-tool-calls");
     const malformed = chatToolMessage(server.requests[1]!.body, server.issuedCalls[0]!.id);
     expect(asText(malformed?.content).toLowerCase()).toMatch(/json|argument|invalid/);
-    expect(host.executor.listExecutions({ skill: "add" })).toEqual([]);
-    expect(host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
+    expect(await host.executor.listExecutions({ skill: "add" })).toEqual([]);
+    expect(await host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
   });
 });
 
@@ -246,8 +248,8 @@ describe("runToolLoop with the OpenAI client (responses)", () => {
     const followUp = server.requests[1]!.body;
     expect(asText(responsesOutput(followUp, addCall!.id)?.output)).toContain("5");
     expect(asText(responsesOutput(followUp, greetCall!.id)?.output)).toContain("Hello, Ada!");
-    expect(host.executor.listExecutions({ skill: "add" })).toHaveLength(1);
-    expect(host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
+    expect(await host.executor.listExecutions({ skill: "add" })).toHaveLength(1);
+    expect(await host.executor.listExecutions({ skill: "greet" })).toHaveLength(1);
   });
 
   it("stops at a client tool call without executing it, and resumes once the client answers it", async () => {
@@ -261,7 +263,7 @@ describe("runToolLoop with the OpenAI client (responses)", () => {
 
     expect(outcome.stoppedBecause).toBe("client-tools");
     expect(server.requests).toHaveLength(1);
-    expect(host.executor.listExecutions()).toEqual([]);
+    expect(await host.executor.listExecutions()).toEqual([]);
     const clientCall = server.issuedCalls[0]!;
     expect(outcome.messages.at(-1)).toMatchObject({ type: "function_call", call_id: clientCall.id });
 
@@ -298,6 +300,6 @@ describe("runToolLoop with the OpenAI client (responses)", () => {
     expect(asText(responsesOutput(followUp, addCall!.id)?.output).toLowerCase()).toMatch(
       /json|argument|invalid/,
     );
-    expect(host.executor.listExecutions({ skill: "add" })).toEqual([]);
+    expect(await host.executor.listExecutions({ skill: "add" })).toEqual([]);
   });
 });

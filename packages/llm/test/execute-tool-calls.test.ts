@@ -81,7 +81,7 @@ describe("executeToolCalls", () => {
       output: { echoed: "pinned", version: "1.0.0" },
     });
     expect(results[3]).toMatchObject({ handled: true, ok: true, output: "HEY" });
-    const execution = host.executor.getExecution(results[1]?.executionId as string);
+    const execution = await host.executor.getExecution(results[1]?.executionId as string);
     expect(execution).toMatchObject({
       apiKeyId: "bob",
       sessionId: "s-1",
@@ -133,7 +133,7 @@ describe("executeToolCalls", () => {
       [true, false, "SKILL_NOT_FOUND"],
       [false, false, undefined],
     ]);
-    expect(host.executor.countExecutions()).toBe(0);
+    expect(await host.executor.countExecutions()).toBe(0);
 
     const [own] = await executeToolCalls([calls[0] as ToolCall], {
       executor: host.executor,
@@ -183,8 +183,10 @@ describe("executeToolCalls", () => {
       { echoed: "plain", version: "3.0.0" },
       { echoed: "dot", version: "1.0.0" },
     ]);
-    const executed = results.map(
-      (result) => host.executor.getExecution(result.executionId as string)?.skillName,
+    const executed = await Promise.all(
+      results.map(
+        async (result) => (await host.executor.getExecution(result.executionId as string))?.skillName,
+      ),
     );
     expect(executed).toEqual(["github.issues", "a_b", "a.b"]);
   });

@@ -210,7 +210,7 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
     expect(model.requests[1]?.messages).toEqual([script.user, ...turns]);
     expect(model.requests[0]?.tools).toHaveLength(1);
     expect(outcome.messages).toEqual([script.user, ...turns]);
-    expect(host.executor.countExecutions({ status: "success" })).toBe(2);
+    expect(await host.executor.countExecutions({ status: "success" })).toBe(2);
   });
 
   it("stops at a client tool after running the skill calls of the same response", async () => {
@@ -252,7 +252,9 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
       script.user,
       ...script.expectedTurns(first, [{ id: "call_2", name: "echo", content: { echoed: "one" } }]),
     ]);
-    expect(host.executor.listExecutions().some((execution) => execution.skillName === "hidden")).toBe(false);
+    expect((await host.executor.listExecutions()).some((execution) => execution.skillName === "hidden")).toBe(
+      false,
+    );
   });
 
   it("reports invalid input to the model, then stops at maxSteps", async () => {
@@ -271,7 +273,7 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
     expect(outcome.messages).toHaveLength(model.requests[1]?.messages.length ?? -1);
     const sent = JSON.stringify(model.requests[1]?.messages);
     expect(sent).toMatch(/TOOL_ARGUMENTS_INVALID|INPUT_INVALID/);
-    expect(host.executor.countExecutions({ status: "success" })).toBe(0);
+    expect(await host.executor.countExecutions({ status: "success" })).toBe(0);
   });
 
   it("offers a dotted skill as its plain name and runs its calls", async () => {
@@ -288,7 +290,9 @@ describe.each(scripts)("runToolLoop ($format)", (script) => {
     });
     expect(JSON.stringify(model.requests[0]?.tools)).toContain('"name":"github_issues"');
     expect(outcome.stoppedBecause).toBe("no-tool-calls");
-    expect(host.executor.listExecutions().map((execution) => execution.skillName)).toEqual(["github.issues"]);
+    expect((await host.executor.listExecutions()).map((execution) => execution.skillName)).toEqual([
+      "github.issues",
+    ]);
   });
 });
 

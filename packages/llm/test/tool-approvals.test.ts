@@ -94,7 +94,9 @@ describe("executeToolCalls with approvals", () => {
       input: { msg: "100 EUR" },
     });
     expect(typeof pending?.approval?.reason).toBe("string");
-    expect(host.executor.getExecution(pending?.executionId as string)?.status).toBe("awaiting_approval");
+    expect((await host.executor.getExecution(pending?.executionId as string))?.status).toBe(
+      "awaiting_approval",
+    );
     // Only the finished call is answered: the pending one is no failure the model would read.
     expect(toToolResults(results, "openai-chat")).toEqual([
       { role: "tool", tool_call_id: "call_1", content: JSON.stringify({ echoed: "one" }) },
@@ -112,7 +114,7 @@ describe("executeToolCalls with approvals", () => {
     expect(resolved[0]).toBe(results[0]);
     expect(resolved[1]).toMatchObject({ ok: true, output: { echoed: "50 EUR" } });
     expect(resolved[1]?.approval).toBeUndefined();
-    const record = host.executor.getExecution(results[1]?.executionId as string);
+    const record = await host.executor.getExecution(results[1]?.executionId as string);
     expect(record).toMatchObject({
       status: "success",
       approval: { decision: "approved", decidedBy: "bob", inputEdited: true },
@@ -153,7 +155,9 @@ describe("runToolLoop / resumeToolLoop with approvals", () => {
       { role: "tool", tool_call_id: "call_1", content: JSON.stringify({ echoed: "one" }) },
       { role: "tool", tool_call_id: "call_2", content: JSON.stringify({ echoed: "100 EUR" }) },
     ]);
-    const transfer = host.executor.listExecutions().find((execution) => execution.skillName === "transfer");
+    const transfer = (await host.executor.listExecutions()).find(
+      (execution) => execution.skillName === "transfer",
+    );
     expect(transfer).toMatchObject({ status: "success", approval: { decidedBy: "carol" } });
   });
 
@@ -176,7 +180,9 @@ describe("runToolLoop / resumeToolLoop with approvals", () => {
       code: "APPROVAL_REJECTED",
       message: expect.stringContaining("too much money"),
     });
-    const transfer = host.executor.listExecutions().find((execution) => execution.skillName === "transfer");
+    const transfer = (await host.executor.listExecutions()).find(
+      (execution) => execution.skillName === "transfer",
+    );
     expect(transfer).toMatchObject({
       status: "rejected",
       error: { code: "APPROVAL_REJECTED" },
@@ -221,7 +227,9 @@ describe("runToolLoop / resumeToolLoop with approvals", () => {
     await expect(
       resumeToolLoop({ ...base, format: "anthropic", decisions: [{ toolCallId: "call_2", approved: true }] }),
     ).rejects.toMatchObject({ code: "TOOL_LOOP_STATE_INVALID" });
-    const transfer = host.executor.listExecutions().find((execution) => execution.skillName === "transfer");
+    const transfer = (await host.executor.listExecutions()).find(
+      (execution) => execution.skillName === "transfer",
+    );
     expect(transfer?.status).toBe("awaiting_approval");
     expect(model.requests).toHaveLength(1);
   });
@@ -241,7 +249,7 @@ describe("runToolLoop / resumeToolLoop with approvals", () => {
     });
     expect(resumed.stoppedBecause).toBe("no-tool-calls");
     expect(JSON.stringify(model.requests[1]?.messages)).toContain("100 EUR");
-    expect(host.executor.getExecution(executionId)).toMatchObject({
+    expect(await host.executor.getExecution(executionId)).toMatchObject({
       status: "success",
       approval: { decidedBy: "ops" },
     });

@@ -67,8 +67,8 @@ async function load() {
 const run = (reference: string) => host.executor.execute(reference, { msg: "hi" });
 
 /** The execution's outcome and the row the audit trail holds for it. */
-function outcome(execution: SkillExecution) {
-  const row = host.executor.getExecution(execution.id);
+async function outcome(execution: SkillExecution) {
+  const row = await host.executor.getExecution(execution.id);
   return {
     status: execution.status,
     code: execution.error?.code,
@@ -95,11 +95,11 @@ describe("an interceptor plugin that fails to load", () => {
     ]);
     expect(report.loaded.map((entry) => entry.name).sort()).toEqual(["echo", "other"]);
     const execution = await run("echo");
-    expect(outcome(execution)).toEqual(REFUSED);
+    expect(await outcome(execution)).toEqual(REFUSED);
     expect(execution.error?.message).toContain('Interceptor "policy" failed to load');
     // The caller is not told the host's paths or the import error: the load report is.
     expect(execution.error?.message).not.toContain(tree.root);
-    expect(outcome(await run("other"))).toEqual(REFUSED);
+    expect(await outcome(await run("other"))).toEqual(REFUSED);
   });
 
   it("refuses every execution when its factory throws on the configured options", async () => {
@@ -114,7 +114,7 @@ describe("an interceptor plugin that fails to load", () => {
         message: expect.stringContaining("options"),
       }),
     ]);
-    expect(outcome(await run("echo"))).toEqual(REFUSED);
+    expect(await outcome(await run("echo"))).toEqual(REFUSED);
   });
 
   it("refuses every execution when its manifest is malformed", async () => {
@@ -123,7 +123,7 @@ describe("an interceptor plugin that fails to load", () => {
     const report = await load();
 
     expect(report.failed.map((entry) => entry.code)).toEqual(["MANIFEST_INVALID"]);
-    expect(outcome(await run("echo"))).toEqual(REFUSED);
+    expect(await outcome(await run("echo"))).toEqual(REFUSED);
   });
 
   it("names a nameless plugin to callers without its folder, which the audit row and load report keep", async () => {
@@ -135,8 +135,8 @@ describe("an interceptor plugin that fails to load", () => {
       expect.objectContaining({ root: tree.path("plugins/pol-badjson"), code: "MANIFEST_INVALID" }),
     ]);
     const execution = await run("echo");
-    expect(outcome(execution)).toEqual(REFUSED);
-    expect(host.executor.getExecution(execution.id)?.error?.message).toContain(tree.root);
+    expect(await outcome(execution)).toEqual(REFUSED);
+    expect((await host.executor.getExecution(execution.id))?.error?.message).toContain(tree.root);
     const view = toCallerExecution(execution);
     expect(JSON.stringify(view)).not.toContain(tree.root);
     expect(view.error?.message).toContain('Interceptor "interceptor at …/pol-badjson" failed to load');
@@ -147,7 +147,7 @@ describe("an interceptor plugin that fails to load", () => {
 
     await load();
 
-    expect(outcome(await run("other"))).toEqual(REFUSED);
+    expect(await outcome(await run("other"))).toEqual(REFUSED);
     expect((await run("echo")).status).toBe("success");
   });
 
@@ -159,8 +159,8 @@ describe("an interceptor plugin that fails to load", () => {
 
       expect(report.failed.map((entry) => entry.code)).toEqual(["MANIFEST_INVALID"]);
       expect(report.failed[0]?.message).toContain("match.names");
-      expect(outcome(await run("echo"))).toEqual(REFUSED);
-      expect(outcome(await run("other"))).toEqual(REFUSED);
+      expect(await outcome(await run("echo"))).toEqual(REFUSED);
+      expect(await outcome(await run("other"))).toEqual(REFUSED);
     });
   }
 
@@ -172,8 +172,8 @@ describe("an interceptor plugin that fails to load", () => {
 
     await load();
 
-    expect(outcome(await run("echo"))).toEqual(REFUSED);
-    expect(outcome(await run("other"))).toEqual(REFUSED);
+    expect(await outcome(await run("echo"))).toEqual(REFUSED);
+    expect(await outcome(await run("other"))).toEqual(REFUSED);
   });
 
   it("is not recovered by another interceptor's onError", async () => {
@@ -185,7 +185,7 @@ describe("an interceptor plugin that fails to load", () => {
       onError: () => ({ output: { reply: "from the fallback", msg: "hi" } }),
     });
 
-    expect(outcome(await run("echo"))).toEqual(REFUSED);
+    expect(await outcome(await run("echo"))).toEqual(REFUSED);
   });
 });
 
@@ -206,7 +206,7 @@ describe("an interceptor plugin under watch", () => {
     tree.writeFolder("plugins/policy", policyFolder({ options: { default: "nope" } }));
     const { report } = await startWatcher();
     expect(report.failed.map((entry) => entry.root)).toEqual([tree.path("plugins/policy")]);
-    expect(outcome(await run("echo"))).toEqual(REFUSED);
+    expect(await outcome(await run("echo"))).toEqual(REFUSED);
 
     const loaded = nextEvent(watcher!, "loaded", (entry) => entry.name === "policy");
     tree.write("plugins/policy/interceptor.json", {
@@ -226,7 +226,7 @@ describe("an interceptor plugin under watch", () => {
   it("drops the stand-in when the plugin's folder is deleted: nothing is left to guard", async () => {
     tree.writeFolder("plugins/policy", policyFolder({}, MISSING_IMPORT));
     await startWatcher();
-    expect(outcome(await run("echo"))).toEqual(REFUSED);
+    expect(await outcome(await run("echo"))).toEqual(REFUSED);
 
     const removed = nextEvent(watcher!, "removed", (entry) => entry.root === tree.path("plugins/policy"));
     tree.remove("plugins/policy");

@@ -159,7 +159,7 @@ describeWithEngine("createContainerRuntime (podman)", podmanRequirement(), () =>
       expect(execution).toMatchObject({ status: "error", attempts: 1, error: { code: "SANDBOX_FAILED" } });
       expect(execution.error?.message).toContain("localhost/skillbox-no-such-image:never");
       expect(execution.error?.message).toContain("is not in podman's image store");
-      expect(host.executor.getExecution(execution.id)).toMatchObject({ status: "error", attempts: 1 });
+      expect(await host.executor.getExecution(execution.id)).toMatchObject({ status: "error", attempts: 1 });
     });
 
     it("reports OUT_OF_MEMORY when the command outgrows sandbox.memoryMb", async () => {
@@ -290,7 +290,7 @@ describeWithEngine("createContainerRuntime (podman)", podmanRequirement(), () =>
       const execution = await running;
 
       expect(execution).toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
-      expect(host.executor.getExecution(execution.id)?.status).toBe("cancelled");
+      expect((await host.executor.getExecution(execution.id))?.status).toBe("cancelled");
       await expectNothingLeft(runner);
     });
   });
@@ -319,7 +319,7 @@ describeWithEngine("createContainerRuntime (podman)", podmanRequirement(), () =>
         output: { attempt: 2, msg: "original, rewritten", intercepted: true },
       });
       expect(seenByAfter).toEqual([{ attempt: 2, msg: "original, rewritten" }]);
-      const row = host.executor.getExecution(execution.id) as SkillExecution;
+      const row = (await host.executor.getExecution(execution.id)) as SkillExecution;
       expect(row).toMatchObject({
         status: "success",
         attempts: 2,

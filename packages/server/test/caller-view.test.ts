@@ -87,7 +87,7 @@ describe("the caller view of failed executions", () => {
     }
     expect(fetched.body.error).toEqual(executed.body.error);
     // The audit trail keeps the stack for the operator.
-    const stored = running.host.executor.getExecution(executed.body.id);
+    const stored = await running.host.executor.getExecution(executed.body.id);
     expect((stored?.error?.data as { stack?: string } | undefined)?.stack).toContain(running.host.directory);
   });
 
@@ -190,7 +190,7 @@ describe("the caller view of handlers that fail to load", () => {
         expect(JSON.stringify(body)).not.toContain("Require stack");
       }
       // The operator's audit row keeps the file and the reason.
-      const stored = running.host.executor.getExecution(executed.body.id);
+      const stored = await running.host.executor.getExecution(executed.body.id);
       expect(stored?.error?.message).toContain(join(skills, name));
     }
   });
@@ -212,7 +212,7 @@ describe("over-deep input", () => {
     expect(body.error.code).toBe("REQUEST_INVALID");
     expect(body.error.message).toContain("100 levels");
     expect(body.error.data).toMatchObject({ maxDepth: 100, path: expect.stringMatching(/^input\.a\.a/) });
-    expect(running.host.executor.countExecutions()).toBe(0);
+    expect(await running.host.executor.countExecutions()).toBe(0);
   });
 
   it("HTTP execute runs input at the executor's limit", async () => {
@@ -241,7 +241,7 @@ describe("over-deep input", () => {
     expect(tool.content).toEqual([
       { type: "text", text: expect.stringMatching(/^INPUT_INVALID: .*100 levels/) },
     ]);
-    const executions = running.host.executor.listExecutions({});
+    const executions = await running.host.executor.listExecutions({});
     expect(executions.map((execution) => [execution.status, execution.error?.code])).toEqual([
       ["error", "INPUT_INVALID"],
     ]);
@@ -261,7 +261,7 @@ describe("over-deep input", () => {
 
     expect(body).toMatchObject({ id: 7, error: { code: -32602, data: { maxDepth: 105 } } });
     expect(body.error.message).toContain("params.message.parts[0].data.a");
-    expect(running.host.executor.countExecutions()).toBe(0);
+    expect(await running.host.executor.countExecutions()).toBe(0);
   });
 
   it("A2A refuses input one level deeper than the limit: a data part at the route, JSON text in the executor", async () => {
@@ -278,8 +278,8 @@ describe("over-deep input", () => {
 
     expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(task.metadata?.error).toMatchObject({ code: "INPUT_INVALID", data: { maxDepth: 100 } });
-    expect(running.host.executor.listExecutions({}).map((execution) => execution.error?.code)).toEqual([
-      "INPUT_INVALID",
-    ]);
+    expect(
+      (await running.host.executor.listExecutions({})).map((execution) => execution.error?.code),
+    ).toEqual(["INPUT_INVALID"]);
   });
 });

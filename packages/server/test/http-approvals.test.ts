@@ -244,7 +244,7 @@ describe("createHttpApp: POST /api/executions/:id/approve and /reject", () => {
 
     expect(response.status).toBe(403);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
-    expect(api.host.executor.getExecution(body.id)?.status).toBe("awaiting_approval");
+    expect((await api.host.executor.getExecution(body.id))?.status).toBe("awaiting_approval");
   });
 
   it("refuses a reason or comment over 2000 characters, naming the field", async () => {
@@ -311,6 +311,6 @@ describe("createHttpApp: POST /api/executions/:id/cancel", () => {
 
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe("EXECUTION_FINISHED");
-    expect(api.host.executor.getExecution(body.id)?.status).toBe("success");
+    expect((await api.host.executor.getExecution(body.id))?.status).toBe("success");
   });
 });

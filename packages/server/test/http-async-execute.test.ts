@@ -116,7 +116,7 @@ describe("createHttpApp: POST /api/skills/:name/execute with Prefer", () => {
       expect(response.body.error.code).toBe("REQUEST_INVALID");
       expect(response.body.error.message).toContain("`Prefer`");
       expect(response.body.error.message).toContain(problem);
-      expect(api.host.executor.countExecutions({})).toBe(0);
+      expect(await api.host.executor.countExecutions({})).toBe(0);
     },
   );
 

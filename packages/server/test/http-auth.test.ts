@@ -33,7 +33,7 @@ describe("createHttpApp: authentication", () => {
     expect(unknown.body.error.code).toBe("AUTH_INVALID");
     expect(basic.status).toBe(401);
     expect(basic.body.error.message).toContain("Bearer <key>");
-    expect(api.host.executor.countExecutions()).toBe(0);
+    expect(await api.host.executor.countExecutions()).toBe(0);
   });
 
   it("authenticates before reading the body: a stranger's oversized body is 401, not 413", async () => {

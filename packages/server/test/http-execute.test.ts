@@ -30,7 +30,10 @@ describe("createHttpApp: POST /api/skills/:name/execute", () => {
       error: null,
       attempts: 1,
     });
-    expect(api.host.executor.getExecution(body.id)).toMatchObject({ status: "success", apiKeyId: "alice" });
+    expect(await api.host.executor.getExecution(body.id)).toMatchObject({
+      status: "success",
+      apiKeyId: "alice",
+    });
   });
 
   it("resolves `version` as a semver range", async () => {
@@ -96,7 +99,7 @@ describe("createHttpApp: POST /api/skills/:name/execute", () => {
     expect(status).toBe(422);
     expect(body.error.code).toBe("INPUT_INVALID");
     expect(body.error.message).toContain("msg");
-    const recorded = api.host.executor.getExecution(body.error.data.executionId);
+    const recorded = await api.host.executor.getExecution(body.error.data.executionId);
     expect(recorded).toMatchObject({ status: "error", error: { code: "INPUT_INVALID" } });
     expect(body.error.data.violations).toEqual(recorded?.error?.data);
   });
@@ -348,7 +351,7 @@ describe("createHttpApp: execute request bodies", () => {
       expect(tooLong.body.error.message).toContain(`\`${field}\` must be at most 200 characters, got 201`);
       expect(wrongType.body.error.message).toContain(`\`${field}\` must be a string`);
     }
-    expect(api.host.executor.countExecutions()).toBe(0);
+    expect(await api.host.executor.countExecutions()).toBe(0);
   });
 
   it("refuses a body that is not sent as JSON (415), so web pages cannot post forms to it", async () => {
@@ -367,7 +370,7 @@ describe("createHttpApp: execute request bodies", () => {
     expect(text.body.error.code).toBe("CONTENT_TYPE_INVALID");
     expect(text.body.error.message).toContain("Content-Type: application/json");
     expect(vendorJson.status).toBe(200);
-    expect(api.host.executor.countExecutions()).toBe(1);
+    expect(await api.host.executor.countExecutions()).toBe(1);
   });
 
   it("refuses a body over maxBodyBytes (413), by Content-Length and when streamed", async () => {
@@ -394,7 +397,7 @@ describe("createHttpApp: execute request bodies", () => {
     expect(streamed.status).toBe(413);
     expect(streamed.body.error.code).toBe("BODY_TOO_LARGE");
     expect(small.status).toBe(200);
-    expect(api.host.executor.countExecutions()).toBe(1);
+    expect(await api.host.executor.countExecutions()).toBe(1);
   });
 
   it("accepts a streamed (chunked) body under the limit", async () => {

@@ -23,23 +23,23 @@ async function apiWithExecutions(): Promise<TestApi> {
 }
 
 /** When the newest execution was created, in epoch ms. */
-function newestCreatedAt(api: TestApi): number {
-  const [newest] = api.host.executor.listExecutions({ limit: 1 });
+async function newestCreatedAt(api: TestApi): Promise<number> {
+  const [newest] = await api.host.executor.listExecutions({ limit: 1 });
   if (newest === undefined) throw new Error("no execution was recorded");
   return Date.parse(newest.createdAt);
 }
 
 /** What the timeline should count for `owner`, worked out from the recorded executions one by one. */
-function expectedStatuses(
+async function expectedStatuses(
   api: TestApi,
   options: { owner: string; since: number; until: number; bucketMs: number; skill?: string },
-): Array<Record<string, number>> {
+): Promise<Array<Record<string, number>>> {
   const { owner, since, until, bucketMs, skill } = options;
   const buckets: Array<Record<string, number>> = Array.from(
     { length: Math.ceil((until - since) / bucketMs) },
     () => ({}),
   );
-  for (const execution of api.host.executor.listExecutions({ owner, skill, limit: 1000 })) {
+  for (const execution of await api.host.executor.listExecutions({ owner, skill, limit: 1000 })) {
     const at = Date.parse(execution.createdAt);
     if (at < since || at >= until) continue;
     const bucket = buckets[Math.floor((at - since) / bucketMs)] ?? {};
@@ -65,7 +65,7 @@ describe("createHttpApp: GET /api/stats/executions", () => {
   it("counts the caller's own executions per bucket by status, every bucket present, oldest first", async () => {
     const first = Date.now();
     const api = await apiWithExecutions();
-    const until = newestCreatedAt(api) + 1;
+    const until = (await newestCreatedAt(api)) + 1;
     // Two minutes before anything ran: the first buckets are empty whatever the machine's pace.
     const since = first - 2 * 60_000;
     const count = Math.ceil((until - since) / 60_000);
@@ -83,7 +83,7 @@ describe("createHttpApp: GET /api/stats/executions", () => {
       bucketSeconds: 60,
       since: new Date(since).toISOString(),
       until: new Date(until).toISOString(),
-      buckets: expectedStatuses(api, { owner: "alice", since, until, bucketMs: 60_000 }).map(
+      buckets: (await expectedStatuses(api, { owner: "alice", since, until, bucketMs: 60_000 })).map(
         (statuses, index) => ({ start: new Date(since + index * 60_000).toISOString(), statuses }),
       ),
     });
@@ -96,14 +96,14 @@ describe("createHttpApp: GET /api/stats/executions", () => {
     expect(totals(aliceEcho.body.buckets)).toEqual({ success: 2, error: 1 });
     expect(bob.body.bucketSeconds).toBe(90);
     expect(bob.body.buckets.map((bucket: { statuses: unknown }) => bucket.statuses)).toEqual(
-      expectedStatuses(api, { owner: "bob", since, until, bucketMs: 90_000 }),
+      await expectedStatuses(api, { owner: "bob", since, until, bucketMs: 90_000 }),
     );
     expect(totals(bob.body.buckets)).toEqual({ error: 4 });
   });
 
   it("defaults to the last hour in 60 s buckets, and answers an empty range with no buckets", async () => {
     const api = await apiWithExecutions();
-    const at = newestCreatedAt(api);
+    const at = await newestCreatedAt(api);
 
     const defaults = await api.call("GET", "/api/stats/executions", { key: "alice-key" });
     const empty = await api.call("GET", `/api/stats/executions?${range(at, at)}`, { key: "alice-key" });
@@ -118,7 +118,7 @@ describe("createHttpApp: GET /api/stats/executions", () => {
     expect(totals(defaults.body.buckets)).toEqual({ success: 3, error: 1 });
     expect(empty.body.buckets).toEqual([]);
     // `until` is exclusive: bob's last execution, created at `at`, is not in [at - 1 s, at).
-    const bobBefore = api.host.executor.countExecutions({ owner: "bob", since: at - 1000, until: at });
+    const bobBefore = await api.host.executor.countExecutions({ owner: "bob", since: at - 1000, until: at });
     expect(edge.body.buckets).toEqual([
       {
         start: new Date(at - 1000).toISOString(),

@@ -55,7 +55,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
     const execution = telemetry.only("execute_tool echo");
     expect(telemetry.parentOf(execution)).toBe(server);
     expect(execution.spanContext().traceId).toBe(TRACE_ID);
-    const record = api.host.executor.getExecution(response.body.id);
+    const record = await api.host.executor.getExecution(response.body.id);
     expect(record?.traceId).toBe(TRACE_ID);
     expect(record?.spanId).toBe(execution.spanContext().spanId);
   });
@@ -73,7 +73,7 @@ describe("createHttpApp with an OpenTelemetry SDK", () => {
     const server = telemetry.only("POST /api/skills/:name/execute");
     const execution = telemetry.only("execute_tool echo");
     expect(telemetry.parentOf(execution)).toBe(server);
-    expect(api.host.executor.getExecution(response.body.id)?.traceId).toBe(TRACE_ID);
+    expect((await api.host.executor.getExecution(response.body.id))?.traceId).toBe(TRACE_ID);
   });
 
   it("starts a new trace for a request without a traceparent", async () => {

@@ -125,7 +125,7 @@ describe("createMcpServer: progress", () => {
       { progress: 2, total: 3, message: "step 2 of 3", _meta: meta },
       { progress: 3, total: 3, message: "step 3 of 3", _meta: meta },
     ]);
-    const execution = host.executor.getExecution(executionId);
+    const execution = await host.executor.getExecution(executionId);
     expect(execution).toMatchObject({ status: "success", skillName: "steps", apiKeyId: "public" });
     expect(execution?.progress).toMatchObject({ progress: 3, total: 3, message: "step 3 of 3" });
   });
@@ -168,7 +168,7 @@ describe("createMcpServer: progress", () => {
 
     expect(textOf(result)).toBe('"reported"');
     expect(errors).toEqual([]);
-    const execution = host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
+    const execution = await host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
     expect(execution?.progress).toMatchObject({ progress: 1, total: 1, message: "nobody listens" });
   });
 
@@ -184,7 +184,7 @@ describe("createMcpServer: progress", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^INPUT_INVALID: /);
     expect(received.values).toEqual([]);
-    expect(host.executor.listExecutions({}).map((execution) => execution.error?.code)).toEqual([
+    expect((await host.executor.listExecutions({})).map((execution) => execution.error?.code)).toEqual([
       "INPUT_INVALID",
     ]);
   });
@@ -199,7 +199,7 @@ describe("createMcpServer: progress", () => {
     });
 
     await expect(call).rejects.toThrow("the user stopped it");
-    const [started] = host.executor.listExecutions({ skill: "hold" });
+    const [started] = await host.executor.listExecutions({ skill: "hold" });
     expect(started).toBeDefined();
     const execution = await host.executor.wait(started!.id);
     expect(execution.status).toBe("cancelled");
@@ -219,7 +219,7 @@ describe("createMcpServer: approvals", () => {
     expect(textOf(result)).toMatch(/needs a person's approval/);
     expect(textOf(result)).toContain(executionId);
     expect(textOf(result)).toMatch(/Do not call the tool again/);
-    expect(host.executor.getExecution(executionId)?.status).toBe("awaiting_approval");
+    expect((await host.executor.getExecution(executionId))?.status).toBe("awaiting_approval");
 
     // Only a person approves, outside MCP; then it runs.
     await host.executor.approve(executionId, { by: "operator" });
@@ -265,7 +265,7 @@ describe("createMcpServer: approvals", () => {
     });
 
     expect(result.structuredContent).toMatchObject({ status: "awaiting_approval" });
-    const execution = host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
+    const execution = await host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
     expect(execution?.status).toBe("awaiting_approval");
     await host.executor.reject(execution!.id, { by: "operator", reason: "not now" });
     expect((await host.executor.wait(execution!.id)).status).toBe("rejected");

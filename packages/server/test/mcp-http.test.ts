@@ -83,7 +83,7 @@ describe("createMcpHttpHandler", () => {
 
     const result = await alice.client.callTool({ name: "acme__private", arguments: { msg: "hi" } });
     expect(result.structuredContent).toEqual({ echoed: "hi" });
-    const execution = host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
+    const execution = await host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
     expect(execution).toMatchObject({
       skillName: "@acme/private",
       apiKeyId: "alice",

@@ -97,7 +97,7 @@ describe("MCP tool names", () => {
     }
     const issues = await client.callTool({ name: "github_issues", arguments: {} });
     expect(issues.isError).toBeFalsy();
-    const execution = host.executor.getExecution(String(issues._meta?.["skillbox/executionId"]));
+    const execution = await host.executor.getExecution(String(issues._meta?.["skillbox/executionId"]));
     expect(execution?.skillName).toBe("github.issues");
   });
 
@@ -208,7 +208,7 @@ describe("createMcpServer", () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ echoed: "hello" });
     expect(result.content).toEqual([{ type: "text", text: '{"echoed":"hello"}' }]);
-    const execution = host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
+    const execution = await host.executor.getExecution(String(result._meta?.["skillbox/executionId"]));
     expect(execution).toMatchObject({ skillName: "echo", skillVersion: "1.0.0", apiKeyId: "public" });
 
     const weather = await client.callTool({ name: "acme__weather", arguments: { city: "Oslo" } });

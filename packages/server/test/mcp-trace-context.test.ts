@@ -112,7 +112,7 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
     expect(call.links.map((link) => link.context.spanId)).toEqual([http.spanContext().spanId]);
     const execution = telemetry.only("execute_tool echo");
     expect(telemetry.parentOf(execution)).toBe(call);
-    const record = api.host.executor.getExecution(executionIdOf(result));
+    const record = await api.host.executor.getExecution(executionIdOf(result));
     expect(record?.traceId).toBe(TRACE_ID);
     expect(record?.spanId).toBe(execution.spanContext().spanId);
   });
@@ -130,7 +130,7 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
     expect(http.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
     expect(telemetry.parentOf(call)).toBe(http);
     expect(call.links).toEqual([]);
-    expect(api.host.executor.getExecution(executionIdOf(result))?.traceId).toBe(TRACE_ID);
+    expect((await api.host.executor.getExecution(executionIdOf(result)))?.traceId).toBe(TRACE_ID);
   });
 
   it("reads the HTTP headers itself when served outside the HTTP API", async () => {
@@ -214,6 +214,6 @@ describe("MCP tools/call with an OpenTelemetry SDK", () => {
     expect(call.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
     expect(call.attributes["network.transport"]).toBeUndefined();
     expect(call.attributes["mcp.session.id"]).toBeUndefined();
-    expect(api.host.executor.getExecution(executionIdOf(result))?.traceId).toBe(TRACE_ID);
+    expect((await api.host.executor.getExecution(executionIdOf(result)))?.traceId).toBe(TRACE_ID);
   });
 });

@@ -157,7 +157,7 @@ describe("a2a.send-message", () => {
     });
 
     expect(agent.authorizations).toEqual(["Bearer remote-secret"]);
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
     expect(JSON.stringify(stored)).not.toContain("remote-secret");
   });
 });

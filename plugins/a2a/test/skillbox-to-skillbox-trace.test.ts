@@ -43,7 +43,7 @@ describe("a2a.send-message against a traced Skillbox server", () => {
     });
 
     expect(execution.output).toMatchObject({ state: "completed", data: [{ echoed: "traced" }] });
-    const remoteExecution = remote.host.executor.getExecution(execution.output.metadata.executionId);
+    const remoteExecution = await remote.host.executor.getExecution(execution.output.metadata.executionId);
     expect(execution.traceId).not.toBeNull();
     expect(remoteExecution?.traceId).toBe(execution.traceId);
     // Walk up from the remote execution's span: the sender's attempt and execution are its ancestors.

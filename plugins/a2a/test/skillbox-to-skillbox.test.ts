@@ -62,7 +62,7 @@ describe("a2a.send-message against a Skillbox server", () => {
       data: [{ echoed: "across" }],
       metadata: { skill: "echo", skillVersion: "1.0.0", executionStatus: "success" },
     });
-    const remoteExecution = remote.host.executor.getExecution(execution.output.metadata.executionId);
+    const remoteExecution = await remote.host.executor.getExecution(execution.output.metadata.executionId);
     expect(remoteExecution).toMatchObject({
       apiKeyId: "caller",
       sessionId: execution.output.contextId,

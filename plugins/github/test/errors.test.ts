@@ -121,7 +121,7 @@ describe("GitHub token secrecy", () => {
     expect(echoed.error?.message).toContain("forbidden for Bearer [token]");
     expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     for (const execution of [success, echoed, missing]) {
-      expect(JSON.stringify(host.executor.getExecution(execution.id))).not.toContain(TOKEN);
+      expect(JSON.stringify(await host.executor.getExecution(execution.id))).not.toContain(TOKEN);
     }
     const rows = host.database.prepare("SELECT * FROM skill_executions").all();
     expect(rows).toHaveLength(3);

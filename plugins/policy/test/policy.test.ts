@@ -105,7 +105,7 @@ describe("policy plugin", () => {
     // The refusal of the nested call propagates through `ctx.call`, so the caller is denied too.
     expect(result.status).toBe("denied");
     expect(result.error?.code).toBe("DENIED");
-    const [nested] = host.executor.listExecutions({ skill: "run-code" });
+    const [nested] = await host.executor.listExecutions({ skill: "run-code" });
     expect(nested).toMatchObject({
       status: "denied",
       apiKeyId: "user-1",

@@ -37,7 +37,7 @@ describe("redact plugin", () => {
     };
 
     const execution = await host.executor.execute("login", input);
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
 
     expect(stored?.input).toEqual({
       user: "ada",
@@ -68,7 +68,7 @@ describe("redact plugin", () => {
     const host = hostWithRedact({ keys: ["USER"], mask: "***" });
 
     const execution = await host.executor.execute("login", { user: "ada", password: "hunter2" });
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
 
     expect(stored?.input).toEqual({ user: "***", password: "hunter2" });
     expect(stored?.output).toMatchObject({ user: "***", session: { accessToken: "at-123" } });
@@ -88,7 +88,7 @@ describe("redact plugin", () => {
 
     const execution = await host.executor.execute("login", { user: "ada" });
 
-    expect(host.executor.getExecution(execution.id)?.input).toEqual({
+    expect((await host.executor.getExecution(execution.id))?.input).toEqual({
       wrapped: { user: "ada" },
       token: "[REDACTED]",
     });
@@ -108,7 +108,7 @@ describe("redact plugin", () => {
 
     const execution = await host.executor.execute("odd", {});
 
-    expect(host.executor.getExecution(execution.id)?.output).toEqual({
+    expect((await host.executor.getExecution(execution.id))?.output).toEqual({
       when: when.toISOString(),
       looped: { password: "[REDACTED]", self: "[Circular]" },
     });
@@ -127,7 +127,7 @@ describe("redact plugin", () => {
     const input = JSON.parse('{"a":1,"__proto__":{"secret":"x","visible":"y"}}');
 
     const execution = await host.executor.execute("sees", input);
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
 
     // The handler got an own property named `__proto__`, not a prototype.
     expect(Object.hasOwn(seen as object, "__proto__")).toBe(true);

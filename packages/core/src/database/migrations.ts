@@ -235,6 +235,65 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE skill_executions ADD COLUMN span_id TEXT;
     `,
   },
+  {
+    version: 7,
+    description: "the shared record of executions: claims with fences, worker leases, workers",
+    sql: `
+      -- Which code ran (sha256 of the skill's manifest and code as the submitting host loaded it):
+      -- with several hosts serving a skill, the audit trail says which deployment answered.
+      ALTER TABLE skill_executions ADD COLUMN content_hash TEXT;
+      -- The queue a skill's executions are dispatched to on a distributed deployment (NULL: the
+      -- default queue), so only the hosts that can run it (a container engine, a GPU) take them.
+      ALTER TABLE skills ADD COLUMN queue TEXT;
+
+      -- A job of the shared record (written by an ExecutionRecordStore, run by a worker from a
+      -- queue) names its queue; one-host jobs keep it NULL, and each dispatcher takes only its own.
+      ALTER TABLE skill_execution_jobs ADD COLUMN queue TEXT;
+      ALTER TABLE skill_execution_jobs ADD COLUMN content_hash TEXT;
+      -- A queued execution past its deadline never starts (ms since the epoch, database clock).
+      ALTER TABLE skill_execution_jobs ADD COLUMN deadline_at INTEGER;
+      -- The fencing counter: one higher at every claim, and every write of a claim names it, so a
+      -- worker whose lease lapsed (paused, partitioned) can never overwrite a newer claim's outcome.
+      ALTER TABLE skill_execution_jobs ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;
+      -- The claim's worker and its lease: the liveness of a shared-record execution is this lease
+      -- alone (not a runner's), renewed by the worker's heartbeat on the database clock.
+      ALTER TABLE skill_execution_jobs ADD COLUMN lease_owner TEXT;
+      ALTER TABLE skill_execution_jobs ADD COLUMN lease_expires_at INTEGER;
+      -- When the job was last added to its queue (NULL: never since it was last queued): the
+      -- sweeper adds again what a host recorded but did not enqueue (it died in between).
+      ALTER TABLE skill_execution_jobs ADD COLUMN enqueued_at INTEGER;
+
+      -- The one-host dispatcher seeks the queued jobs it owns: shared-record jobs (queue NOT NULL)
+      -- stay out of its index, so a backlog of them costs its poll nothing.
+      DROP INDEX jobs_queued;
+      CREATE INDEX jobs_queued ON skill_execution_jobs (api_key_id, queued_at)
+        WHERE state = 'queued' AND queue IS NULL;
+      -- The recovery finds leases that lapsed; the sweeper finds what was not enqueued lately.
+      CREATE INDEX jobs_leased ON skill_execution_jobs (lease_expires_at) WHERE lease_owner IS NOT NULL;
+      CREATE INDEX jobs_stale_queued ON skill_execution_jobs (enqueued_at)
+        WHERE state = 'queued' AND queue IS NOT NULL;
+
+      -- The rows of the shared record name this runner: it never renews a lease and its host is no
+      -- host name, so the one-host recovery (which interrupts the rows of runners whose lease
+      -- lapsed or whose process on this host is gone) never takes it for dead.
+      INSERT INTO skillbox_runners (runner_id, pid, host, started_at, lease_expires_at)
+        VALUES ('skillbox:record-store', 0, '(shared record)',
+          CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), NULL);
+
+      -- The workers serving queues, as their heartbeats report them (what \`skillbox doctor\` shows).
+      CREATE TABLE skillbox_workers (
+        worker_id TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        queues TEXT NOT NULL,
+        skills TEXT NOT NULL,
+        concurrency INTEGER NOT NULL,
+        running INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        last_heartbeat_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

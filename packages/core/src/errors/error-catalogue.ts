@@ -141,7 +141,7 @@ export const SKILLBOX_ERROR_CATALOGUE = defineErrorCodes({
     description: "A sandbox configuration field is malformed, or the provider cannot enforce it.",
     retryable: false,
   },
-  DATABASE_ERROR: { description: "The SQLite store failed." },
+  DATABASE_ERROR: { description: "The database (the SQLite file, or the PostgreSQL server of a shared record) failed a statement." },
   URL_REFUSED: {
     description: "A URL's scheme, host or resolved address is not allowed (SSRF guard, host allowlists).",
     retryable: false,
@@ -175,6 +175,26 @@ export const SKILLBOX_ERROR_CATALOGUE = defineErrorCodes({
   },
   CONFIG_INVALID: {
     description: "A built-in's settings (an environment variable or a factory option) are malformed.",
+    retryable: false,
+  },
+  QUEUE_EVICTING: {
+    description:
+      "The Redis of the queue (`SKILLBOX_QUEUE`) may evict keys, which loses jobs: set `maxmemory-policy noeviction`.",
+  },
+  QUEUE_UNAVAILABLE: { description: "The Redis of the queue (`SKILLBOX_QUEUE`) did not answer." },
+  STORE_UNAVAILABLE: {
+    description:
+      "The shared database of executions (PostgreSQL, `SKILLBOX_DB`) cannot be reached; the message names its host and port.",
+  },
+  DEADLINE_EXCEEDED: {
+    description:
+      "A queued execution's deadline passed before a worker could start it (status `timeout`); it never ran.",
+    retryable: false,
+    status: "timeout",
+  },
+  SKILL_VERSION_MISMATCH: {
+    description:
+      "The worker that took the execution loaded other code for the skill (another content hash) than the host that submitted it.",
     retryable: false,
   },
 });

@@ -15,6 +15,7 @@ import {
   type SkillLogger,
   type SubmitOptions,
 } from "../types.js";
+import type { BackendApprove, BackendSubmit } from "../distributed/execution-backend.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { createExecutionId } from "./create-execution-id.js";
 import {
@@ -551,6 +552,79 @@ export class DurableExecutions implements DurableSide {
     } finally {
       await subscription.return();
     }
+  }
+
+  // --- what a distributed backend is handed ---
+
+  /**
+   * A submit prepared for an `ExecutionBackend`: the input checked and kept as JSON, passed
+   * through the `audit` hooks under a fresh id, the options that outlive the call with the
+   * submitter's trace, and the deadline `totalTimeoutMs` sets (none without it).
+   */
+  prepareSubmit(skill: Skill, input: unknown, options: SubmitOptions, caller: string): BackendSubmit {
+    checkApprovalTimeout(options.approvalTimeoutMs);
+    const rawInputJson = this.keptInput(input, skill);
+    const createdAt = Date.now();
+    const id = createExecutionId(createdAt);
+    const audited = this.auditedInput({ skill, input, id, caller, sessionId: options.sessionId ?? null });
+    const totalTimeoutMs = options.totalTimeoutMs;
+    return {
+      id,
+      skill,
+      caller,
+      input,
+      rawInputJson,
+      auditedInputJson: serialize(audited),
+      options,
+      jobOptions: jobOptionsOf(options, this.options.telemetry.parentContext()),
+      deadlineAt: typeof totalTimeoutMs === "number" && totalTimeoutMs > 0 ? createdAt + totalTimeoutMs : null,
+    };
+  }
+
+  /**
+   * An approval prepared for an `ExecutionBackend` from the record as it stands (`current`,
+   * awaiting approval): the decision, and an edited input checked against the schema of `skill`
+   * (this host's copy) and audited.
+   */
+  prepareApproval(current: SkillExecution, skill: Skill | undefined, options: ApproveOptions): BackendApprove {
+    const by = checkedDecider("approve", options?.by);
+    const comment = checkedText("approve", "comment", options.comment, MAX_REASON_LENGTH) ?? null;
+    if (current.status !== "awaiting_approval" || current.approval === null)
+      throw notPending(current.id, current, "approve");
+    const edited = options.input !== undefined;
+    const request: BackendApprove = {
+      id: current.id,
+      approval: {
+        ...current.approval,
+        decision: "approved",
+        decidedBy: by,
+        decidedAt: formatTimestamp(Date.now()),
+        comment,
+        inputEdited: edited,
+      },
+      ...(options.apiKeyId === undefined ? {} : { apiKeyId: options.apiKeyId }),
+    };
+    if (!edited) return request;
+    if (skill === undefined) {
+      throw new SkillboxError(
+        "SKILL_NOT_FOUND",
+        `${current.skillName}@${current.skillVersion} is not registered on this host, so an edited input cannot be checked; approve without \`input\` or reject`,
+      );
+    }
+    const rawInputJson = this.keptInput(options.input, skill);
+    this.options.validator.validateInput(skill, options.input);
+    const audited = this.auditedInput({
+      skill,
+      input: options.input,
+      id: current.id,
+      caller: current.apiKeyId,
+      sessionId: current.sessionId,
+    });
+    return {
+      ...request,
+      ...(rawInputJson === null ? {} : { rawInputJson }),
+      ...(serialize(audited) === null ? {} : { auditedInputJson: serialize(audited) as string }),
+    };
   }
 
   // --- internals ---

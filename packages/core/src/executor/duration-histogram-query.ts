@@ -1,10 +1,10 @@
 import type Database from "better-sqlite3";
 import {
-  checkedInstant,
   FINAL_STATUS_LIST,
+  type PerNameRange,
+  perNameRange,
   WINDOW_BOUNDS_SQL,
   WINDOW_ROWS_JOIN,
-  windowPerName,
 } from "./execution-stats.js";
 
 /**
@@ -62,7 +62,11 @@ export interface DurationHistogram {
   skills: SkillDurations[];
 }
 
-interface HistogramRow {
+/**
+ * One skill name's row of the histogram query, as every dialect's query answers it (`buckets`: a
+ * JSON object of counts by bucket index); {@link durationHistogramResult} turns rows into the answer.
+ */
+export interface DurationHistogramRow {
   skill_name: string;
   measured: number;
   p50: number | null;
@@ -70,8 +74,8 @@ interface HistogramRow {
   buckets: string;
 }
 
-/** `CASE` giving a duration's bucket index: how many bounds lie below it. */
-const BUCKET_OF_DURATION = `CASE ${DURATION_HISTOGRAM_BOUNDS_MS.map(
+/** `CASE` giving a `duration_ms`'s bucket index (how many bounds lie below it), in SQL both dialects read alike. */
+export const BUCKET_OF_DURATION = `CASE ${DURATION_HISTOGRAM_BOUNDS_MS.map(
   (bound, index) => `WHEN duration_ms <= ${bound} THEN ${index}`,
 ).join(" ")} ELSE ${DURATION_HISTOGRAM_BOUNDS_MS.length} END`;
 
@@ -114,34 +118,42 @@ const HISTOGRAM_SQL = `${WINDOW_BOUNDS_SQL},
  * {@link DurationHistogramOptions}): one bounded query, prepared once.
  */
 export class DurationHistogramQuery {
-  private readonly statement: Database.Statement<[Record<string, unknown>], HistogramRow>;
+  private readonly statement: Database.Statement<[Record<string, unknown>], DurationHistogramRow>;
 
   constructor(database: Database.Database) {
-    this.statement = database.prepare<[Record<string, unknown>], HistogramRow>(HISTOGRAM_SQL);
+    this.statement = database.prepare<[Record<string, unknown>], DurationHistogramRow>(HISTOGRAM_SQL);
   }
 
   /** The histograms of `names` for `owner`; an empty list of names answers without a query. */
   compute(owner: string, names: readonly string[], options: DurationHistogramOptions): DurationHistogram {
-    const window = windowPerName("durationHistogram", options.window, names);
-    const since = checkedInstant("durationHistogram", "since", options.since);
-    const result: DurationHistogram = {
-      boundsMs: [...DURATION_HISTOGRAM_BOUNDS_MS],
-      window: { executions: window, since: since === undefined ? null : new Date(since).toISOString() },
-      skills: [],
-    };
-    if (names.length === 0) return result;
+    const range = perNameRange("durationHistogram", names, options);
+    if (names.length === 0) return durationHistogramResult(range, []);
     const rows = this.statement.all({
       names: JSON.stringify(names),
       owner,
-      window,
-      since: since ?? Number.MIN_SAFE_INTEGER,
+      window: range.window,
+      since: range.since ?? Number.MIN_SAFE_INTEGER,
     });
-    result.skills = rows.map(rowToDurations);
-    return result;
+    return durationHistogramResult(range, rows);
   }
 }
 
-function rowToDurations(row: HistogramRow): SkillDurations {
+/** The answer of `durationHistogram` for `range`, from the rows of any dialect's histogram query. */
+export function durationHistogramResult(
+  range: PerNameRange,
+  rows: readonly DurationHistogramRow[],
+): DurationHistogram {
+  return {
+    boundsMs: [...DURATION_HISTOGRAM_BOUNDS_MS],
+    window: {
+      executions: range.window,
+      since: range.since === undefined ? null : new Date(range.since).toISOString(),
+    },
+    skills: rows.map(rowToDurations),
+  };
+}
+
+function rowToDurations(row: DurationHistogramRow): SkillDurations {
   const counted = JSON.parse(row.buckets) as Record<string, number>;
   const buckets: DurationBucket[] = [...DURATION_HISTOGRAM_BOUNDS_MS, null].map((upToMs, index) => ({
     upToMs,

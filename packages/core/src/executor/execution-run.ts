@@ -24,8 +24,9 @@ import type {
 import type { ActiveRuns } from "./active-runs.js";
 import { createExecutionId } from "./create-execution-id.js";
 import { ExecutionContext } from "./execution-context.js";
-import { serialize, toSkillboxError } from "./execution-outcome.js";
+import { toSkillboxError } from "./execution-outcome.js";
 import type { ExecutionPort } from "./execution-port.js";
+import type { ExecutionSink } from "./execution-sink.js";
 import { ExecutionState } from "./execution-state.js";
 import type { ExecutionStore } from "./execution-store.js";
 import type { ExecutionTimeouts } from "./execution-timeouts.js";
@@ -33,6 +34,7 @@ import { findOverDeepPath } from "./find-over-deep-path.js";
 import { formatTimestamp } from "./format-timestamp.js";
 import type { HostShutdown } from "./host-shutdown.js";
 import type { LazyAbortSignal } from "./lazy-abort-signal.js";
+import type { AttemptCancellation } from "./run-attempt.js";
 import { RunCancellation } from "./run-cancellation.js";
 import { type RetriedRun, runWithRetries } from "./run-with-retries.js";
 import type { SchemaValidator } from "./schema-validator.js";
@@ -65,6 +67,8 @@ export interface ExecutionServices {
   running: ActiveRuns<ExecutionRun>;
   /** Where an execution's life beyond the fast path goes: events, progress, approvals. */
   durable: DurableSide;
+  /** Where the executions of this host record what becomes of them (see `LocalAuditSink`). */
+  sink: ExecutionSink;
   /** Its spans and metrics. */
   telemetry: ExecutionTelemetry;
 }
@@ -137,6 +141,13 @@ export interface ExecutionRequest {
    * the one a queued execution kept. Undefined when nothing is traced.
    */
   parentContext?: Context | undefined;
+  /**
+   * Where the run records what becomes of it; default the executor's own (`services.sink`, the
+   * local audit trail). A dispatched run's hands its outcome back instead (see `runDispatched`).
+   */
+  sink?: ExecutionSink | undefined;
+  /** What cancels the run in place of `options.signal` (see `RetriedRun.signalCancellation`). */
+  signalCancellation?: AttemptCancellation | undefined;
 }
 
 /** How the phases between start and finish ended. */
@@ -152,7 +163,7 @@ interface Outcome {
 const MAX_PROGRESS_MESSAGE = 500;
 
 /** The record while it is built: its status and outcome change once, at the finish. */
-interface RecordUnderWay extends ExecutionRecordFields {
+export interface RecordUnderWay extends ExecutionRecordFields {
   status: ExecutionStatus;
   output: unknown;
   error: ExecutionError | null;
@@ -168,12 +179,19 @@ interface RecordUnderWay extends ExecutionRecordFields {
  * 3. the attempts (see `runWithRetries`), each one `attempt()` in a runtime;
  * 4. `after` hooks and output checks — or `onError` hooks when any of 2–4 failed;
  * 5. `finish`: the final row, committed before the record is returned, then `onFinish` hooks.
+ *
+ * Where 1 and 5 (and a pause, and progress) are recorded is its sink's (see `ExecutionSink`): the
+ * local audit trail for an execution of this host, the worker that dispatched it for one of
+ * another host's (`runDispatched`). Everything between is the same code for both.
  */
 export class ExecutionRun implements RetriedRun {
   readonly skill: Skill;
   /** `cancel(id)` of this execution. */
   readonly cancellation = new RunCancellation();
-  private readonly request: ExecutionRequest;
+  /** What it runs (read by its sink). */
+  readonly request: ExecutionRequest;
+  /** Where it records what becomes of it. */
+  readonly sink: ExecutionSink;
   /** The throttled store of progress reports (see `DurableExecutions`): state it keeps per run. */
   progressState: unknown;
   readonly options: ExecuteOptions;
@@ -184,17 +202,19 @@ export class ExecutionRun implements RetriedRun {
   /** Attempts started so far. */
   attempts = 0;
   private readonly services: ExecutionServices;
-  private readonly inputHash: string | null;
-  private readonly createdAt: number;
+  /** When the execution was created (its row's `created_at`), ms since the epoch. */
+  readonly createdAt: number;
   /** The caller's input as given (before `before` hooks): what a paused execution runs with again. */
   private readonly callerInput: unknown;
   private ended = false;
   private readonly context: ExecutionState;
   private readonly pass: InterceptorPass;
-  private readonly record: RecordUnderWay;
+  /** The record as it is built (read by its sink). */
+  readonly record: RecordUnderWay;
   /** Where the input nests too deep to be looked at, if it does: then nothing runs. */
   private readonly overDeepInput: string | undefined;
-  private readonly storedInput: unknown;
+  /** The input as the audit trail keeps it (through the `audit` hooks). */
+  readonly storedInput: unknown;
   /** The `execute_tool` span; undefined when nothing is traced. */
   private readonly span: ExecutionSpan | undefined;
 
@@ -203,11 +223,11 @@ export class ExecutionRun implements RetriedRun {
     this.services = services;
     this.skill = skill;
     this.options = options;
-    this.inputHash = request.inputHash;
     this.timeouts = services.timeouts;
     this.shutdown = services.shutdown;
     const { resume } = request;
     this.request = request;
+    this.sink = request.sink ?? services.sink;
     this.callerInput = request.input;
     this.createdAt = resume?.createdAt ?? Date.now();
     // Time-ordered ids keep inserts at the right edge of the primary-key index: far fewer
@@ -291,6 +311,11 @@ export class ExecutionRun implements RetriedRun {
     return this.record.apiKeyId;
   }
 
+  /** What cancels in place of the caller's signal (see `RetriedRun.signalCancellation`). */
+  get signalCancellation(): AttemptCancellation | undefined {
+    return this.request.signalCancellation;
+  }
+
   /** The trace context the execution continues (see `ExecutionRequest.parentContext`). */
   get parentContext(): Context | undefined {
     return this.request.parentContext;
@@ -302,10 +327,11 @@ export class ExecutionRun implements RetriedRun {
    */
   async run(): Promise<SkillExecution> {
     const { running } = this.services;
+    const { sink } = this;
     // Among the active runs from before its row is committed until the final row is: `wait(id)` and
     // `cancel(id)` find it there without reading the row (a submit answers the id at that
     // commit), and a waiter that comes later reads the committed final row.
-    const token = running.add(this);
+    const token = sink.findable ? running.add(this) : -1;
     const { metrics } = this.services.telemetry;
     metrics?.started(this.skill.name);
     const { resume } = this.request;
@@ -314,13 +340,13 @@ export class ExecutionRun implements RetriedRun {
     let paused: SkillExecution | undefined;
     let failure: unknown;
     try {
-      const rowid = await this.start();
+      const rowid = await sink.start(this);
       const outcome =
         this.overDeepInput === undefined
           ? await this.lifecycle()
           : this.tooDeep("INPUT_INVALID", this.overDeepInput);
       this.ended = true;
-      this.services.durable.settleProgress(this);
+      sink.settleProgress(this);
       if (outcome.approval !== undefined) paused = this.pause(rowid, outcome.approval);
       else await this.finish(rowid, outcome);
     } catch (error) {
@@ -329,7 +355,7 @@ export class ExecutionRun implements RetriedRun {
       this.span?.abandon(error, this.totalAttempts);
       throw error;
     } finally {
-      running.remove(token);
+      if (token >= 0) running.remove(token);
       const { record } = this;
       // Still `running`: the run failed before it had an outcome.
       const unfinished = record.status === "running";
@@ -364,7 +390,7 @@ export class ExecutionRun implements RetriedRun {
       return;
     }
     this.record.progress = progress;
-    this.services.durable.progress(this, progress);
+    this.sink.progress(this, progress);
     const listener = this.options.onProgress;
     if (listener === undefined) return;
     try {
@@ -379,50 +405,14 @@ export class ExecutionRun implements RetriedRun {
     return { ...this.record } as SkillExecution;
   }
 
+  /** Attempts of this execution made by earlier runs (before a restart or an approval). */
+  private get priorAttempts(): number {
+    return this.request.resume?.attempts ?? 0;
+  }
+
   /** Attempts of this execution: those of earlier runs (before a restart or an approval) and this one's. */
   private get totalAttempts(): number {
-    return (this.request.resume?.attempts ?? 0) + this.attempts;
-  }
-
-  /** Commits the `running` row; resolves with its rowid once listeners of `started` were told. */
-  private start(): Promise<number> {
-    const { services, record } = this;
-    const { resume } = this.request;
-    if (resume !== undefined) {
-      // The queue's claim wrote the `running` row already (and `approve()` an edited input).
-      this.told();
-      return Promise.resolve(resume.rowid);
-    }
-    const { runningJob, onCommitted } = this.request;
-    const committed = services.store.start(
-      record,
-      serialize(this.storedInput),
-      this.createdAt,
-      this.inputHash === null && runningJob === undefined
-        ? undefined
-        : {
-            inputHash: this.inputHash,
-            alsoWrite: runningJob === undefined ? undefined : () => runningJob(record.id, this.createdAt),
-          },
-    );
-    if (!services.listening("started") && !services.durable.follows(record.id) && onCommitted === undefined)
-      return committed;
-    return committed.then((rowid) => {
-      onCommitted?.(record.id);
-      this.told();
-      return rowid;
-    });
-  }
-
-  /** Tells `started` listeners and event subscribers that the row is `running`. */
-  private told(): void {
-    const { services } = this;
-    const listening = services.listening("started");
-    const following = services.durable.follows(this.record.id);
-    if (!listening && !following) return;
-    const execution = this.snapshot();
-    if (listening) services.notify("started", execution);
-    if (following) services.durable.started(execution);
+    return this.priorAttempts + this.attempts;
   }
 
   /** Writes the stop at `awaiting_approval`; the record returned says so, with the approval. */
@@ -432,7 +422,7 @@ export class ExecutionRun implements RetriedRun {
     record.approval = approval;
     record.attempts = this.totalAttempts;
     this.span?.end({ status: record.status, error: null, attempts: record.attempts });
-    return this.services.durable.paused(this, {
+    return this.sink.pause(this, {
       rowid,
       approval,
       input: this.callerInput,
@@ -540,10 +530,13 @@ export class ExecutionRun implements RetriedRun {
   invoke(attempt: number, abort: LazyAbortSignal): Promise<unknown> {
     const { services, skill, context } = this;
     const runtime = services.runtimeFor(skill);
+    // `ctx.attempt` counts the execution's attempts, those of earlier runs (before a restart, an
+    // approval, a lost lease elsewhere) included: what a handler keys its side effects on.
+    const number = this.priorAttempts + attempt;
     const request = {
       skill,
       input: context.input,
-      context: new ExecutionContext(context, attempt, abort),
+      context: new ExecutionContext(context, number, abort),
       abort,
       depth: context.depth,
       resolveHandler: () => services.resolveHandler(skill),
@@ -556,7 +549,7 @@ export class ExecutionRun implements RetriedRun {
     }
     // The attempt's span is the active one while it runs: spans the runtime and the handler make
     // nest under it, and `ctx.call` and `ctx.traceHeaders()` continue from it.
-    return otelContext.with(this.span.startAttempt(attempt), () => runtime.run(request));
+    return otelContext.with(this.span.startAttempt(number), () => runtime.run(request));
   }
 
   /** Ends the attempt's span (called by `runWithRetries` once the attempt settled). */
@@ -575,7 +568,7 @@ export class ExecutionRun implements RetriedRun {
     });
   }
 
-  /** Commits the final row; resolves once it is on disk. */
+  /** Records the final state through the sink; resolves once it is kept. */
   private finish(rowid: number, outcome: Outcome): Promise<unknown> {
     const { record } = this;
     const finishedAt = Date.now();
@@ -599,32 +592,22 @@ export class ExecutionRun implements RetriedRun {
         result: telemetry.recordOutputs && storedOutput !== null ? storedOutput : undefined,
       });
     }
-    return this.services.store.finish({
+    return this.sink.finish(this, {
       rowid,
-      id: record.id,
       status: outcome.status,
-      outputJson: serialize(storedOutput ?? null),
+      output: storedOutput ?? null,
       error: outcome.error,
       attempts,
       duration,
       finishedAt,
-      traceId: record.traceId,
-      spanId: record.spanId,
-      // A run the queue resumed, or a submit that started at once with its job: the job goes too.
-      job:
-        this.request.resume !== undefined || this.request.runningJob !== undefined
-          ? { apiKeyId: record.apiKeyId, skillName: record.skillName }
-          : undefined,
     });
   }
 
   /** The committed record, handed to `onFinish` hooks and `finished` listeners, then to the caller. */
   private finished(): SkillExecution {
-    const { services } = this;
     const execution = this.record as SkillExecution;
     this.pass.finish(execution);
-    if (services.listening("finished")) services.notify("finished", execution);
-    services.durable.finished(execution);
+    this.sink.finished(execution);
     return execution;
   }
 

@@ -59,7 +59,11 @@ export interface SkillStatsResult {
   skills: SkillStats[];
 }
 
-interface StatsRow {
+/**
+ * One skill version's row of the statistics query, as every dialect's query answers it
+ * (`statuses`: a JSON object of counts by status); {@link skillStatsResult} turns rows into the answer.
+ */
+export interface SkillStatsRow {
   skill_id: string;
   skill_name: string;
   skill_version: string;
@@ -97,78 +101,129 @@ export const WINDOW_ROWS_JOIN = `bounds CROSS JOIN skill_executions AS e
       ON e.api_key_id = @owner AND e.skill_name = bounds.name AND e.rowid >= bounds.lowest`;
 
 /**
- * One statement for every name, over each name's window (see {@link WINDOW_BOUNDS_SQL}).
+ * One statement for every name, over each name's window (see {@link WINDOW_BOUNDS_SQL}), with
+ * one result row per value of `versionKey` (an SQL expression over `e`; see {@link STATS_VERSION_KEYS}).
  * Percentiles are nearest-rank over a window function; `(n * p + 99) / 100` is ceil(n·p/100)
  * in integer arithmetic (SQLite's math functions are optional).
  */
-const STATS_SQL = `${WINDOW_BOUNDS_SQL},
+function statsSql(versionKey: string): string {
+  return `${WINDOW_BOUNDS_SQL},
   recent AS MATERIALIZED (
-    SELECT e.skill_id, e.skill_name, e.skill_version, e.status, e.duration_ms, e.created_at
+    SELECT ${versionKey} AS version_key, e.skill_id, e.skill_name, e.skill_version, e.status,
+      e.duration_ms, e.created_at
     FROM ${WINDOW_ROWS_JOIN}
     WHERE e.created_at >= @since
   ),
   ranked AS (
-    SELECT skill_id, duration_ms,
-      ROW_NUMBER() OVER (PARTITION BY skill_id ORDER BY duration_ms) AS position,
-      COUNT(*) OVER (PARTITION BY skill_id) AS measured
+    SELECT version_key, duration_ms,
+      ROW_NUMBER() OVER (PARTITION BY version_key ORDER BY duration_ms) AS position,
+      COUNT(*) OVER (PARTITION BY version_key) AS measured
     FROM recent WHERE duration_ms IS NOT NULL AND status IN (${FINAL_STATUS_LIST})
   ),
   percentiles AS (
-    SELECT skill_id,
+    SELECT version_key,
       MIN(CASE WHEN position >= (measured * 50 + 99) / 100 THEN duration_ms END) AS p50,
       MIN(CASE WHEN position >= (measured * 95 + 99) / 100 THEN duration_ms END) AS p95
-    FROM ranked GROUP BY skill_id
+    FROM ranked GROUP BY version_key
   ),
   grouped AS (
-    SELECT skill_id, status, COUNT(*) AS count, MIN(skill_name) AS skill_name,
-      MIN(skill_version) AS skill_version, MAX(created_at) AS last_created_at
-    FROM recent GROUP BY skill_id, status
+    SELECT version_key, status, COUNT(*) AS count, MIN(skill_id) AS skill_id,
+      MIN(skill_name) AS skill_name, MIN(skill_version) AS skill_version,
+      MAX(created_at) AS last_created_at
+    FROM recent GROUP BY version_key, status
   ),
   counts AS (
-    SELECT skill_id, MIN(skill_name) AS skill_name, MIN(skill_version) AS skill_version,
+    SELECT version_key, MIN(skill_id) AS skill_id, MIN(skill_name) AS skill_name,
+      MIN(skill_version) AS skill_version,
       SUM(count) AS executions,
       SUM(CASE WHEN status IN (${FINAL_STATUS_LIST}) THEN count ELSE 0 END) AS finished,
       SUM(CASE WHEN status = 'success' THEN count ELSE 0 END) AS succeeded,
       MAX(last_created_at) AS last_created_at,
       json_group_object(status, count) AS statuses
-    FROM grouped GROUP BY skill_id
+    FROM grouped GROUP BY version_key
   )
   SELECT counts.*, percentiles.p50, percentiles.p95
-  FROM counts LEFT JOIN percentiles USING (skill_id)
+  FROM counts LEFT JOIN percentiles USING (version_key)
   ORDER BY counts.skill_name, counts.skill_id`;
+}
+
+/**
+ * What tells one skill version from another in the statistics, as SQL over an execution `e`:
+ * on one host its registry id; in the shared record its name and version, because every host's
+ * registry gives the same version an id of its own (`@` never occurs in a version, so the key is
+ * unambiguous). Both dialects read these expressions alike.
+ */
+export const STATS_VERSION_KEYS = {
+  skillId: "e.skill_id",
+  nameAndVersion: "e.skill_name || '@' || e.skill_version",
+} as const;
 
 /**
  * Per-skill-version success rates and duration percentiles over each name's most recent
  * executions by one owner (see {@link SkillStatsOptions}): one bounded query, prepared once.
  */
 export class ExecutionStats {
-  private readonly statement: Database.Statement<[Record<string, unknown>], StatsRow>;
+  private readonly statement: Database.Statement<[Record<string, unknown>], SkillStatsRow>;
 
-  constructor(database: Database.Database) {
-    this.statement = database.prepare<[Record<string, unknown>], StatsRow>(STATS_SQL);
+  /**
+   * `versionKey`: `skillId` (the default, one host's registry) or `nameAndVersion` (the shared
+   * record, whose rows come from many registries).
+   */
+  constructor(database: Database.Database, versionKey: keyof typeof STATS_VERSION_KEYS = "skillId") {
+    this.statement = database.prepare<[Record<string, unknown>], SkillStatsRow>(
+      statsSql(STATS_VERSION_KEYS[versionKey]),
+    );
   }
 
   /** The statistics of `names` for `owner`; an empty list of names answers without a query. */
   compute(owner: string, names: readonly string[], options: SkillStatsOptions): SkillStatsResult {
-    const window = windowPerName("skillStats", options.window, names);
-    const since = checkedInstant("skillStats", "since", options.since);
-    const result: SkillStatsResult = {
-      window: { executions: window, since: since === undefined ? null : new Date(since).toISOString() },
-      skills: [],
-    };
-    if (names.length === 0) return result;
+    const range = perNameRange("skillStats", names, options);
+    if (names.length === 0) return skillStatsResult(range, []);
     const rows = this.statement.all({
       names: JSON.stringify(names),
       owner,
-      window,
-      since: since ?? Number.MIN_SAFE_INTEGER,
+      window: range.window,
+      since: range.since ?? Number.MIN_SAFE_INTEGER,
     });
-    result.skills = rows.map(rowToStats);
-    return result;
+    return skillStatsResult(range, rows);
   }
 }
 
-function rowToStats(row: StatsRow): SkillStats {
+/** The checked window and time bound of a per-name query (statistics, duration histogram). */
+export interface PerNameRange {
+  /** Executions per name looked at (see {@link windowPerName}). */
+  window: number;
+  /** Epoch ms of `since`; undefined: no time bound. */
+  since: number | undefined;
+}
+
+/**
+ * Checks `window` and `since` of a per-name query (`INPUT_INVALID` naming `method` and the
+ * field) and resolves the window for `names`: the same for every dialect, so they agree.
+ */
+export function perNameRange(
+  method: string,
+  names: readonly string[],
+  options: { window?: number; since?: Date | string | number },
+): PerNameRange {
+  return {
+    window: windowPerName(method, options.window, names),
+    since: checkedInstant(method, "since", options.since),
+  };
+}
+
+/** The answer of `skillStats` for `range`, from the rows of any dialect's statistics query. */
+export function skillStatsResult(range: PerNameRange, rows: readonly SkillStatsRow[]): SkillStatsResult {
+  return {
+    window: {
+      executions: range.window,
+      since: range.since === undefined ? null : new Date(range.since).toISOString(),
+    },
+    skills: rows.map(rowToStats),
+  };
+}
+
+function rowToStats(row: SkillStatsRow): SkillStats {
   const statuses = inStatusOrder(JSON.parse(row.statuses) as Partial<Record<ExecutionStatus, number>>);
   return {
     skillId: row.skill_id,

@@ -56,7 +56,8 @@ export interface ExecutionFilters {
   offset?: number;
 }
 
-interface ExecutionRow {
+/** A row of `skill_executions` as `SELECT *` reads it (the columns records show). */
+export interface ExecutionRow {
   id: string;
   skill_id: string;
   skill_name: string;
@@ -83,7 +84,8 @@ interface ExecutionRow {
 
 const MAX_PAGE = 1000;
 
-function rowToExecution(row: ExecutionRow): SkillExecution {
+/** Maps a full row to the record callers get (bodies parsed, error as recorded). */
+export function rowToExecution(row: ExecutionRow): SkillExecution {
   const error: ExecutionError | null =
     row.error_code === null
       ? null
@@ -153,7 +155,8 @@ function checkedLeaseMs(value: number | undefined): number {
   return value;
 }
 
-function readInputHashKey(database: Database.Database): Buffer {
+/** The database's key of `hashInput` (see migration 3), alike in every process on the file. */
+export function readInputHashKey(database: Database.Database): Buffer {
   const key = database
     .prepare<[], Buffer>("SELECT key FROM skillbox_keys WHERE name = 'input_hash'")
     .pluck()
@@ -316,14 +319,7 @@ export class ExecutionStore {
 
   /** A page of full records, newest first (see {@link ExecutionFilters}). */
   list(filters: ExecutionFilters = {}): SkillExecution[] {
-    const { where, parameters } = buildWhere(filters);
-    const { limit, offset } = pageOf(filters);
-    const rows = this.database
-      .prepare<unknown[], ExecutionRow>(
-        `SELECT * FROM skill_executions ${where} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...parameters, limit, offset);
-    return rows.map(rowToExecution);
+    return listExecutionRecords(this.database, filters);
   }
 
   /**
@@ -331,26 +327,7 @@ export class ExecutionStore {
    * `SUMMARY_COLUMNS`), and the page stops before its JSON would cross `maxBytes`.
    */
   listSummaries(filters: ExecutionFilters & ExecutionSummaryOptions = {}): ExecutionSummary[] {
-    const { previewLength, maxBytes } = resolveSummaryOptions(filters);
-    const { where, parameters } = buildWhere(filters);
-    const { limit, offset } = pageOf(filters);
-    const rows = this.database
-      .prepare<unknown[], ExecutionSummaryRow>(
-        `SELECT ${SUMMARY_COLUMNS} FROM skill_executions ${where} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
-      )
-      .iterate({ previewLength }, ...parameters, limit, offset);
-    const summaries: ExecutionSummary[] = [];
-    // "[" and "]", then each summary and its comma.
-    let bytes = 2;
-    for (const row of rows) {
-      const summary = rowToSummary(row);
-      const size = Buffer.byteLength(JSON.stringify(summary)) + (summaries.length === 0 ? 0 : 1);
-      // Leaving the loop ends the statement: rows past the budget are never read.
-      if (summaries.length > 0 && bytes + size > maxBytes) break;
-      summaries.push(summary);
-      bytes += size;
-    }
-    return summaries;
+    return listExecutionSummaries(this.database, filters);
   }
 
   /** Recent per-skill statistics of `owner`'s executions of `names` (see `ExecutionStats`). */
@@ -377,11 +354,7 @@ export class ExecutionStore {
 
   /** How many executions match the filters (pagination ignored). */
   count(filters: ExecutionFilters = {}): number {
-    const { where, parameters } = buildWhere(filters);
-    return this.database
-      .prepare<unknown[], number>(`SELECT COUNT(*) FROM skill_executions ${where}`)
-      .pluck()
-      .get(...parameters) as number;
+    return countExecutionRecords(this.database, filters);
   }
 
   /**
@@ -461,6 +434,73 @@ export class ExecutionStore {
   }
 }
 
+/**
+ * How the audit trail's queries may read `since`: `seekById` (the default) also bounds the
+ * primary key, which holds when every id was minted by the clock that stamped its row's
+ * `created_at` (one host). The shared record stamps rows by the database clock and takes ids
+ * from hosts whose clocks disagree: it reads `created_at` alone.
+ */
+export interface ExecutionQueryOptions {
+  seekById?: boolean;
+}
+
+/** A page of full records of `database`, newest first: `list()` of the audit trail and the shared record. */
+export function listExecutionRecords(
+  database: Database.Database,
+  filters: ExecutionFilters,
+  options: ExecutionQueryOptions = {},
+): SkillExecution[] {
+  const { where, parameters } = buildWhere(filters, options);
+  const { limit, offset } = pageOf(filters);
+  const rows = database
+    .prepare<unknown[], ExecutionRow>(
+      `SELECT * FROM skill_executions ${where} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
+    )
+    .all(...parameters, limit, offset);
+  return rows.map(rowToExecution);
+}
+
+/** The page {@link listExecutionRecords} would return, as summaries (see `ExecutionStore.listSummaries`). */
+export function listExecutionSummaries(
+  database: Database.Database,
+  filters: ExecutionFilters & ExecutionSummaryOptions,
+  options: ExecutionQueryOptions = {},
+): ExecutionSummary[] {
+  const { previewLength, maxBytes } = resolveSummaryOptions(filters);
+  const { where, parameters } = buildWhere(filters, options);
+  const { limit, offset } = pageOf(filters);
+  const rows = database
+    .prepare<unknown[], ExecutionSummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM skill_executions ${where} ORDER BY rowid DESC LIMIT ? OFFSET ?`,
+    )
+    .iterate({ previewLength }, ...parameters, limit, offset);
+  const summaries: ExecutionSummary[] = [];
+  // "[" and "]", then each summary and its comma.
+  let bytes = 2;
+  for (const row of rows) {
+    const summary = rowToSummary(row);
+    const size = Buffer.byteLength(JSON.stringify(summary)) + (summaries.length === 0 ? 0 : 1);
+    // Leaving the loop ends the statement: rows past the budget are never read.
+    if (summaries.length > 0 && bytes + size > maxBytes) break;
+    summaries.push(summary);
+    bytes += size;
+  }
+  return summaries;
+}
+
+/** How many executions of `database` match the filters (pagination ignored). */
+export function countExecutionRecords(
+  database: Database.Database,
+  filters: ExecutionFilters,
+  options: ExecutionQueryOptions = {},
+): number {
+  const { where, parameters } = buildWhere(filters, options);
+  return database
+    .prepare<unknown[], number>(`SELECT COUNT(*) FROM skill_executions ${where}`)
+    .pluck()
+    .get(...parameters) as number;
+}
+
 /** `limit` (1–1000, default 50) and `offset` (from 0) of a page of `list()` or `listSummaries()`. */
 function pageOf(filters: ExecutionFilters): { limit: number; offset: number } {
   return {
@@ -469,7 +509,10 @@ function pageOf(filters: ExecutionFilters): { limit: number; offset: number } {
   };
 }
 
-function buildWhere(filters: ExecutionFilters): { where: string; parameters: unknown[] } {
+function buildWhere(
+  filters: ExecutionFilters,
+  options: ExecutionQueryOptions,
+): { where: string; parameters: unknown[] } {
   const clauses: string[] = [];
   const parameters: unknown[] = [];
   if (filters.owner !== undefined) {
@@ -495,10 +538,13 @@ function buildWhere(filters: ExecutionFilters): { where: string; parameters: unk
     parameters.push(filters.parentExecutionId);
   }
   const since = checkedInstant("listExecutions", "since", filters.since);
-  if (since !== undefined) {
+  if (since !== undefined && options.seekById !== false) {
     // The id bound lets SQLite seek in the (time-ordered) primary key; created_at is exact.
     clauses.push("id >= ?", "created_at >= ?");
     parameters.push(uuidV7LowerBound(since - 1), since);
+  } else if (since !== undefined) {
+    clauses.push("created_at >= ?");
+    parameters.push(since);
   }
   const until = checkedInstant("listExecutions", "until", filters.until);
   if (until !== undefined) {

@@ -44,10 +44,35 @@ export interface ExecutionTimeline {
   buckets: ExecutionTimelineBucket[];
 }
 
-interface TimelineRow {
+/** One (bucket, status) count of the timeline query, as every dialect's query answers it. */
+export interface ExecutionTimelineRow {
+  /** The bucket's index from `since`: floor((created_at - since) / bucketMs). */
   bucket: number;
   status: ExecutionStatus;
   count: number;
+}
+
+/** A timeline's checked options: the range `[since, until)` (epoch ms) and its buckets. */
+export interface ExecutionTimelineRange {
+  bucketSeconds: number;
+  bucketMs: number;
+  since: number;
+  until: number;
+  /** How many buckets cover the range (at most {@link MAX_TIMELINE_BUCKETS}; 0 for an empty range). */
+  count: number;
+  /** Only this skill name's executions; null: every name. */
+  skill: string | null;
+}
+
+/** How {@link ExecutionTimelineQuery.compute} reads the range. */
+export interface TimelineQueryOptions {
+  /**
+   * Also bound the (time-ordered) primary key by `since` (default true): holds when ids were
+   * minted by the clock that stamped `created_at` (see `ExecutionQueryOptions.seekById`).
+   */
+  seekById?: boolean;
+  /** "Now" when `until` is not given, in epoch ms (default this process's clock). */
+  now?: number;
 }
 
 /**
@@ -55,8 +80,8 @@ interface TimelineRow {
  * the bound of `since`, so only the range's rows of every owner are read, not the owner's whole
  * history as the (owner, skill) index would; `+` keeps the planner off that index. The newest
  * {@link MAX_STATS_ROWS} rows of the owner in range are counted at most. `created_at` is the exact
- * bound at both ends: ids can run ahead of it, never behind. Parameters are bound as REAL, hence
- * the CAST to a whole bucket index.
+ * bound at both ends: ids can run ahead of it, never behind (where they can, `@lowestId` is '' and
+ * bounds nothing). Parameters are bound as REAL, hence the CAST to a whole bucket index.
  */
 const TIMELINE_SQL = `
   WITH recent AS MATERIALIZED (
@@ -73,69 +98,89 @@ const TIMELINE_SQL = `
  * {@link ExecutionTimelineOptions}): one GROUP BY query, prepared once, over at most 1440 buckets.
  */
 export class ExecutionTimelineQuery {
-  private readonly statement: Database.Statement<[Record<string, unknown>], TimelineRow>;
+  private readonly statement: Database.Statement<[Record<string, unknown>], ExecutionTimelineRow>;
 
   constructor(database: Database.Database) {
-    this.statement = database.prepare<[Record<string, unknown>], TimelineRow>(TIMELINE_SQL);
+    this.statement = database.prepare<[Record<string, unknown>], ExecutionTimelineRow>(TIMELINE_SQL);
   }
 
   /** The timeline of `owner`'s executions; checks every option first (`INPUT_INVALID` naming it). */
-  compute(owner: string, options: ExecutionTimelineOptions): ExecutionTimeline {
-    const bucketSeconds = checkedBucketSeconds(options.bucketSeconds);
-    const bucketMs = bucketSeconds * 1000;
-    const givenUntil = checkedInstant("executionTimeline", "until", options.until);
-    const givenSince = checkedInstant("executionTimeline", "since", options.since);
-    const until = givenUntil ?? (givenSince === undefined ? Date.now() : Math.max(Date.now(), givenSince));
-    const since = givenSince ?? until - DEFAULT_RANGE_MS;
-    if (since > until) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `executionTimeline: \`until\` (${new Date(until).toISOString()}) must not be before \`since\` (${new Date(since).toISOString()})`,
-      );
-    }
-    const count = Math.ceil((until - since) / bucketMs);
-    if (count > MAX_TIMELINE_BUCKETS) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `executionTimeline: \`bucketSeconds\` ${bucketSeconds} cuts the range into ${count} buckets, more than ${MAX_TIMELINE_BUCKETS}; ` +
-          `use at least ${Math.ceil((until - since) / MAX_TIMELINE_BUCKETS / 1000)} seconds or a shorter range`,
-      );
-    }
-    if (options.skill !== undefined && (typeof options.skill !== "string" || options.skill === "")) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `executionTimeline: \`skill\` must be a skill name, got ${JSON.stringify(options.skill)}`,
-      );
-    }
-    const counted: Array<Partial<Record<ExecutionStatus, number>>> = Array.from(
-      { length: count },
-      () => ({}),
-    );
-    if (count > 0) {
-      const rows = this.statement.all({
-        lowestId: uuidV7LowerBound(since - 1),
-        owner,
-        skill: options.skill ?? null,
-        since,
-        until,
-        bucketMs,
-        cap: MAX_STATS_ROWS,
-      });
-      for (const row of rows) {
-        const bucket = counted[row.bucket];
-        if (bucket !== undefined) bucket[row.status] = row.count;
-      }
-    }
-    return {
-      bucketSeconds,
-      since: new Date(since).toISOString(),
-      until: new Date(until).toISOString(),
-      buckets: counted.map((statuses, index) => ({
-        start: new Date(since + index * bucketMs).toISOString(),
-        statuses: inStatusOrder(statuses),
-      })),
-    };
+  compute(
+    owner: string,
+    options: ExecutionTimelineOptions,
+    query: TimelineQueryOptions = {},
+  ): ExecutionTimeline {
+    const range = timelineRange(options, query.now ?? Date.now());
+    if (range.count === 0) return timelineResult(range, []);
+    const rows = this.statement.all({
+      lowestId: query.seekById === false ? "" : uuidV7LowerBound(range.since - 1),
+      owner,
+      skill: range.skill,
+      since: range.since,
+      until: range.until,
+      bucketMs: range.bucketMs,
+      cap: MAX_STATS_ROWS,
+    });
+    return timelineResult(range, rows);
   }
+}
+
+/**
+ * Checks a timeline's options (`INPUT_INVALID` naming the field) and resolves its range, `now`
+ * standing in for a missing `until`: the same for every dialect, so they agree.
+ */
+export function timelineRange(options: ExecutionTimelineOptions, now: number): ExecutionTimelineRange {
+  const bucketSeconds = checkedBucketSeconds(options.bucketSeconds);
+  const bucketMs = bucketSeconds * 1000;
+  const givenUntil = checkedInstant("executionTimeline", "until", options.until);
+  const givenSince = checkedInstant("executionTimeline", "since", options.since);
+  const until = givenUntil ?? (givenSince === undefined ? now : Math.max(now, givenSince));
+  const since = givenSince ?? until - DEFAULT_RANGE_MS;
+  if (since > until) {
+    throw new SkillboxError(
+      "INPUT_INVALID",
+      `executionTimeline: \`until\` (${new Date(until).toISOString()}) must not be before \`since\` (${new Date(since).toISOString()})`,
+    );
+  }
+  const count = Math.ceil((until - since) / bucketMs);
+  if (count > MAX_TIMELINE_BUCKETS) {
+    throw new SkillboxError(
+      "INPUT_INVALID",
+      `executionTimeline: \`bucketSeconds\` ${bucketSeconds} cuts the range into ${count} buckets, more than ${MAX_TIMELINE_BUCKETS}; ` +
+        `use at least ${Math.ceil((until - since) / MAX_TIMELINE_BUCKETS / 1000)} seconds or a shorter range`,
+    );
+  }
+  if (options.skill !== undefined && (typeof options.skill !== "string" || options.skill === "")) {
+    throw new SkillboxError(
+      "INPUT_INVALID",
+      `executionTimeline: \`skill\` must be a skill name, got ${JSON.stringify(options.skill)}`,
+    );
+  }
+  return { bucketSeconds, bucketMs, since, until, count, skill: options.skill ?? null };
+}
+
+/** The answer of `executionTimeline` for `range`: every bucket, filled from any dialect's rows. */
+export function timelineResult(
+  range: ExecutionTimelineRange,
+  rows: readonly ExecutionTimelineRow[],
+): ExecutionTimeline {
+  const counted: Array<Partial<Record<ExecutionStatus, number>>> = Array.from(
+    { length: range.count },
+    () => ({}),
+  );
+  for (const row of rows) {
+    const bucket = counted[row.bucket];
+    if (bucket !== undefined) bucket[row.status] = row.count;
+  }
+  return {
+    bucketSeconds: range.bucketSeconds,
+    since: new Date(range.since).toISOString(),
+    until: new Date(range.until).toISOString(),
+    buckets: counted.map((statuses, index) => ({
+      start: new Date(range.since + index * range.bucketMs).toISOString(),
+      statuses: inStatusOrder(statuses),
+    })),
+  };
 }
 
 function checkedBucketSeconds(value: number | undefined): number {

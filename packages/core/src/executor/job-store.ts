@@ -136,26 +136,30 @@ export class JobStore {
       ),
       job: database.prepare<[string], JobRow>("SELECT * FROM skill_execution_jobs WHERE execution_id = ?"),
       // The owners with queued jobs, one index seek each (a skip scan): a backlog of thousands of
-      // one owner's jobs costs one seek, not a scan.
+      // one owner's jobs costs one seek, not a scan. Jobs of the shared record (queue NOT NULL)
+      // are its workers', never this dispatcher's: `queue IS NULL` keeps them out (and matches
+      // the partial index).
       queuedOwners: database
         .prepare<[number], string>(
           `WITH RECURSIVE owners(owner) AS (
-             SELECT MIN(api_key_id) FROM skill_execution_jobs WHERE state = 'queued'
+             SELECT MIN(api_key_id) FROM skill_execution_jobs WHERE state = 'queued' AND queue IS NULL
              UNION ALL
-             SELECT (SELECT MIN(api_key_id) FROM skill_execution_jobs WHERE state = 'queued' AND api_key_id > owner)
+             SELECT (SELECT MIN(api_key_id) FROM skill_execution_jobs
+               WHERE state = 'queued' AND queue IS NULL AND api_key_id > owner)
              FROM owners WHERE owner IS NOT NULL)
            SELECT owner FROM owners WHERE owner IS NOT NULL LIMIT ?`,
         )
         .pluck(),
       queuedOf: database.prepare<[string, number], QueuedJob>(
         `SELECT execution_id, api_key_id, skill_id, skill_name, queued_at FROM skill_execution_jobs
-         WHERE state = 'queued' AND api_key_id = ? ORDER BY queued_at, rowid LIMIT ?`,
+         WHERE state = 'queued' AND queue IS NULL AND api_key_id = ? ORDER BY queued_at, rowid LIMIT ?`,
       ),
       claimJob: database.prepare<
         [number, string],
         { input: string | null; options: string; rerunnable: number }
       >(
-        `UPDATE skill_execution_jobs SET state = 'running', claimed_by = ? WHERE execution_id = ? AND state = 'queued'
+        `UPDATE skill_execution_jobs SET state = 'running', claimed_by = ?
+         WHERE execution_id = ? AND state = 'queued' AND queue IS NULL
          RETURNING input, options, rerunnable`,
       ),
       claimExecution: database.prepare<

@@ -24,6 +24,11 @@ export interface RetriedRun {
   shutdown: AttemptCancellation;
   /** `cancel(id)` of this execution: it cancels like the shutdown does. */
   cancellation: AttemptCancellation;
+  /**
+   * What cancels in place of `options.signal` (a dispatched run's signal, whose reason decides
+   * the error: see `DispatchCancellation`); undefined: the caller's signal, if any.
+   */
+  signalCancellation?: AttemptCancellation | undefined;
   /** Runs one attempt (1 for the first); `abort` is what the handler sees as `ctx.signal`. */
   invoke(attempt: number, abort: LazyAbortSignal): Promise<unknown>;
   /** Told before the wait ahead of another attempt, with the error of the one that failed. */
@@ -66,10 +71,13 @@ class RetryLoop implements AttemptLimits {
     this.totalTimeoutMs = retried.timeouts.totalTimeout(options);
     this.deadline =
       this.totalTimeoutMs === undefined ? Number.POSITIVE_INFINITY : retried.startedAt + this.totalTimeoutMs;
+    const signalled =
+      retried.signalCancellation ??
+      (options.signal === undefined ? undefined : new CallerCancellation(options.signal));
     this.cancellations =
-      options.signal === undefined
+      signalled === undefined
         ? [retried.cancellation, retried.shutdown]
-        : [new CallerCancellation(options.signal), retried.cancellation, retried.shutdown];
+        : [signalled, retried.cancellation, retried.shutdown];
   }
 
   get label(): string {

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
+import type { ExecutionBackend } from "../distributed/execution-backend.js";
+import { withLocalSkillIds } from "../distributed/local-skill-ids.js";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { Interceptor } from "../interceptors/define-interceptor.js";
 import { InterceptorChain } from "../interceptors/interceptor-chain.js";
@@ -23,6 +25,7 @@ import type {
 import { ActiveExecutions } from "./active-executions.js";
 import { ActiveRuns } from "./active-runs.js";
 import { declaredDependency } from "./declared-dependency.js";
+import { type DispatchedRunOutcome, type DispatchedRunRequest, runDispatched } from "./dispatched-run.js";
 import { DurableExecutions } from "./durable-executions.js";
 import type {
   ApproveOptions,
@@ -53,6 +56,7 @@ import { HostCloseHandlers } from "./host-close-handlers.js";
 import { HostShutdown } from "./host-shutdown.js";
 import { IdempotencyGate } from "./idempotency-gate.js";
 import { linkSignals } from "./link-signals.js";
+import { LocalAuditSink } from "./local-audit-sink.js";
 import { checkSkillForCaller, resolveSkillForCaller } from "./resolve-skill-for-caller.js";
 import { SchemaValidator } from "./schema-validator.js";
 import { type HandlerResolver, SkillHandlers } from "./skill-handlers.js";
@@ -120,6 +124,15 @@ export interface SkillExecutorOptions {
    * outputs (default: neither). `false`: no spans and no metrics at all.
    */
   telemetry?: TelemetryOptions | false;
+  /**
+   * Where executions go instead of this executor's own queue and database: a shared record and a
+   * queue that workers on other hosts take from (`createDistributedHost` of `@skillbox/distributed`
+   * builds one). References still resolve against this executor's registry and the interceptors'
+   * `audit` hooks still run here; `execute()`, `submit()`, `wait()`, decisions, events and the
+   * audit-trail reads go to the backend. Nested `ctx.call` executions run where their parent runs.
+   * The background queue is off (`queue` is ignored).
+   */
+  backend?: ExecutionBackend;
 }
 
 /** Events of {@link SkillExecutor}. */
@@ -166,6 +179,8 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
   private readonly telemetry: ExecutionTelemetry;
   /** Submitted executions, the queue, approvals and events. */
   private readonly durable: DurableExecutions;
+  /** Where executions go instead, on a distributed host (see the `backend` option). */
+  private readonly backend: ExecutionBackend | undefined;
   /** `draining` while close() waits for running executions (nested calls still start), then `closed`. */
   private state: "open" | "draining" | "closed" = "open";
   private closing: Promise<void> | undefined;
@@ -175,6 +190,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     // Checked before anything is opened, so a bad option leaves nothing behind.
     const timeouts = new ExecutionTimeouts(options);
     this.registry = options.registry;
+    this.backend = options.backend;
     this.logger = options.logger ?? createConsoleLogger();
     this.store = new ExecutionStore(options.registry.database, randomUUID(), {
       leaseMs: options.runnerLeaseMs,
@@ -215,7 +231,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         }),
       logger: this.logger,
       maxNestingDepth: this.maxNestingDepth,
-      queue: options.queue,
+      queue: options.backend === undefined ? options.queue : false,
       approvalTimeoutMs: options.approvalTimeoutMs,
       running,
       telemetry: this.telemetry,
@@ -244,6 +260,12 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         }),
       running,
       durable: this.durable,
+      sink: new LocalAuditSink({
+        store: this.store,
+        durable: this.durable,
+        listening: (event) => this.listenerCount(event) > 0,
+        notify: (event, execution) => this.notify(event, execution),
+      }),
       telemetry: this.telemetry,
     };
     this.registerRuntime(createInlineRuntime());
@@ -302,6 +324,37 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
   }
 
   /**
+   * Runs one execution that another host recorded and this process claimed from the shared
+   * record (a `skillbox worker` of `@skillbox/distributed`), through the same pipeline as any
+   * execution here: `before` hooks, the input schema, the runtime (inline, worker threads,
+   * containers), per-attempt and total timeouts, retries with backoff, `after` / `onError` /
+   * `onFinish` hooks, the output schema, spans and metrics (the queue wait included),
+   * `ctx.progress` and `ctx.call`. It resolves with the outcome instead of recording it: the
+   * caller commits it under its claim. Nothing of it stays here — no row in this executor's audit
+   * trail, no event to its listeners, no entry in its active runs — though `close()` waits for it
+   * (and cancels it once the grace period ends).
+   *
+   * - `ctx.executionId` is `request.executionId`; `ctx.attempt` continues from `attemptsSoFar + 1`.
+   * - An approval asked for (by the skill, an interceptor or the handler) ends it `paused`: the
+   *   caller stores the request; once approved, it runs again with `approval` set and is not asked again.
+   * - `request.signal` stops it at once (a worker thread terminated, a container killed): a
+   *   `SkillboxError` reason with code `TIMEOUT` or `DEADLINE_EXCEEDED` ends it `timeout`, any
+   *   other reason `cancelled`.
+   * - Nested `ctx.call` executions run here, as nested calls of a local execution do, with the
+   *   dispatched one as their parent: they are recorded in this executor's own audit trail.
+   * - A skill disabled here ends it `error` (`SKILL_DISABLED`) without running.
+   *
+   * Rejects with `BUSY` once the executor closes, and when the run cannot start at all (a
+   * throwing interceptor `match` predicate or input getter).
+   */
+  runDispatched(request: DispatchedRunRequest): Promise<DispatchedRunOutcome> {
+    if (this.state !== "open") return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
+    const promise = runDispatched(request, (execution) => this.run(execution));
+    this.active.track(promise);
+    return promise;
+  }
+
+  /**
    * Records an execution of `target` as `queued` and resolves with its id once the row is
    * committed; the background queue (of this host or another on the same database) runs it. Its
    * raw input waits in the database (not in the audit columns, which `audit` hooks redact)
@@ -313,7 +366,11 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     if (this.state !== "open") return Promise.reject(new SkillboxError("BUSY", "The executor is closed"));
     try {
       const caller = options.apiKeyId ?? "public";
-      return this.durable.submit(this.resolveForCaller(target, caller), input, options, caller);
+      const skill = this.resolveForCaller(target, caller);
+      if (this.backend !== undefined) {
+        return this.backend.submit(this.durable.prepareSubmit(skill, input, options, caller));
+      }
+      return this.durable.submit(skill, input, options, caller);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -326,6 +383,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * `WAIT_TIMEOUT` after `timeoutMs`, `WAIT_ABORTED` on `signal` (the execution goes on).
    */
   wait(id: string, options: WaitOptions = {}): Promise<SkillExecution> {
+    if (this.backend !== undefined) return this.backend.wait(id, options);
     return this.durable.wait(id, options);
   }
 
@@ -336,6 +394,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * when it has ended; `EXECUTION_NOT_FOUND` for an id the caller cannot see.
    */
   cancel(id: string, options: CancelOptions = {}): Promise<SkillExecution> {
+    if (this.backend !== undefined) return this.backend.cancel(id, options);
     return this.durable.cancel(id, options);
   }
 
@@ -347,6 +406,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * `APPROVAL_EXPIRED` when its deadline passed. Resolves with the record, now `queued`.
    */
   approve(id: string, options: ApproveOptions): Promise<SkillExecution> {
+    if (this.backend !== undefined) return this.approveThroughBackend(this.backend, id, options);
     return this.durable.approve(id, options);
   }
 
@@ -355,6 +415,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * (`APPROVAL_REJECTED`), with who and why recorded. Errors as {@link approve}.
    */
   reject(id: string, options: RejectOptions): Promise<SkillExecution> {
+    if (this.backend !== undefined) return this.backend.reject(id, options);
     return this.durable.reject(id, options);
   }
 
@@ -364,6 +425,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * `finished` event carrying the final record (just that one when it has ended already).
    */
   events(id: string, options: EventsOptions = {}): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
+    if (this.backend !== undefined) return this.backend.events(id, options);
     return this.durable.events(id, options);
   }
 
@@ -373,16 +435,23 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * intermediate progress reports first; status changes are never dropped silently.
    */
   watchExecutions(filter: WatchFilter = {}): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
+    if (this.backend !== undefined) return this.backend.watch(filter);
     return this.durable.watch(filter);
   }
 
-  /** One execution by id. */
-  getExecution(id: string): SkillExecution | undefined {
+  /**
+   * One execution by id, or `undefined` when there is none. Resolves asynchronously (like every
+   * audit-trail read) so the same API can sit over a store that answers over the network, such as
+   * PostgreSQL; the SQLite store answers at once.
+   */
+  async getExecution(id: string): Promise<SkillExecution | undefined> {
+    if (this.backend !== undefined) return this.backend.get(id);
     return this.store.get(id);
   }
 
-  /** Executions, newest first, filtered and paginated. */
-  listExecutions(filters: ExecutionFilters = {}): SkillExecution[] {
+  /** Executions, newest first, filtered and paginated. Resolves asynchronously, as {@link getExecution}. */
+  async listExecutions(filters: ExecutionFilters = {}): Promise<SkillExecution[]> {
+    if (this.backend !== undefined) return this.backend.list(filters);
     return this.store.list(filters);
   }
 
@@ -390,9 +459,13 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * The page {@link listExecutions} would return, without the bodies: each input and output is a
    * preview cut in SQL (`previewLength` characters, default 1024, with its full size and a
    * `truncated` flag), and the page stops before its JSON would cross `maxBytes` (default 1 MiB).
-   * What listings over HTTP and the CLI show; {@link getExecution} has the full record.
+   * What listings over HTTP and the CLI show; {@link getExecution} has the full record. Resolves
+   * asynchronously, as {@link getExecution}.
    */
-  listExecutionSummaries(options: ExecutionFilters & ExecutionSummaryOptions = {}): ExecutionSummary[] {
+  async listExecutionSummaries(
+    options: ExecutionFilters & ExecutionSummaryOptions = {},
+  ): Promise<ExecutionSummary[]> {
+    if (this.backend !== undefined) return this.backend.listSummaries(options);
     return this.store.listSummaries(options);
   }
 
@@ -401,11 +474,19 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * most recent `window` executions (default 1000) of each skill name — every name it can see
    * unless `skills` lists some — optionally only those since `since`, the executions by status,
    * the success rate among finished ones, and p50/p95 durations. Another owner's executions
-   * never count. One bounded SQL query.
+   * never count. One bounded SQL query (with a `backend`, over the shared record). Resolves
+   * asynchronously, as {@link getExecution}.
    */
-  skillStats(options: SkillStatsOptions = {}): SkillStatsResult {
+  async skillStats(options: SkillStatsOptions = {}): Promise<SkillStatsResult> {
     const owner = options.owner ?? "public";
     const names = options.skills ?? [...new Set(this.registry.list(owner).map((skill) => skill.name))];
+    if (this.backend !== undefined) {
+      // The shared record tells versions apart by name and version: named here by this registry's ids.
+      return withLocalSkillIds(
+        await this.backend.skillStats(owner, names, options),
+        this.registry.list(owner),
+      );
+    }
     return this.store.stats(owner, names, options);
   }
 
@@ -414,10 +495,13 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * by status: `[since, until)` (default the last hour) cut into `bucketSeconds` buckets (default
    * 60, at most 1440 buckets), every bucket present oldest first, only `skill`'s when given.
    * Another owner's executions never count; at most the newest 200 000 in the range do. One
-   * GROUP BY query.
+   * GROUP BY query (with a `backend`, over the shared record, by its clock). Resolves
+   * asynchronously, as {@link getExecution}.
    */
-  executionTimeline(options: ExecutionTimelineOptions = {}): ExecutionTimeline {
-    return this.store.timeline(options.owner ?? "public", options);
+  async executionTimeline(options: ExecutionTimelineOptions = {}): Promise<ExecutionTimeline> {
+    const owner = options.owner ?? "public";
+    if (this.backend !== undefined) return this.backend.executionTimeline(owner, options);
+    return this.store.timeline(owner, options);
   }
 
   /**
@@ -425,11 +509,14 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    * window as {@link skillStats} (its most recent `window` executions of each name, default 1000,
    * since `since` when given), the finished ones with a duration, counted in the fixed buckets of
    * `DURATION_HISTOGRAM_BOUNDS_MS`, with nearest-rank p50/p95. Every name it can see unless
-   * `skills` lists some; names with no such execution are left out. One bounded SQL query.
+   * `skills` lists some; names with no such execution are left out. One bounded SQL query (with
+   * a `backend`, over the shared record).
+   * Resolves asynchronously, as {@link getExecution}.
    */
-  durationHistogram(options: DurationHistogramOptions = {}): DurationHistogram {
+  async durationHistogram(options: DurationHistogramOptions = {}): Promise<DurationHistogram> {
     const owner = options.owner ?? "public";
     const names = options.skills ?? [...new Set(this.registry.list(owner).map((skill) => skill.name))];
+    if (this.backend !== undefined) return this.backend.durationHistogram(owner, names, options);
     return this.store.durations(owner, names, options);
   }
 
@@ -461,8 +548,12 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     return described;
   }
 
-  /** Number of executions matching the filters (pagination ignored). */
-  countExecutions(filters: ExecutionFilters = {}): number {
+  /**
+   * Number of executions matching the filters (pagination ignored). Resolves asynchronously, as
+   * {@link getExecution}.
+   */
+  async countExecutions(filters: ExecutionFilters = {}): Promise<number> {
+    if (this.backend !== undefined) return this.backend.count(filters);
     return this.store.count(filters);
   }
 
@@ -578,6 +669,9 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     } catch (error) {
       return Promise.reject(error);
     }
+    // A nested call runs where its parent runs (a worker): only callers' executions are dispatched.
+    if (this.backend !== undefined && depth === 0)
+      return this.executeThroughBackend(this.backend, skill, input, options, caller);
     // The caller's trace (for `ctx.call`, the parent's attempt or a span its handler made).
     const parentContext = this.telemetry.parentContext();
     let promise: Promise<SkillExecution>;
@@ -626,6 +720,59 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     }
     this.active.track(promise);
     return promise;
+  }
+
+  /**
+   * `execute()` on a distributed host: submitted to the backend, then waited for to the final
+   * record (through approvals, as locally). The caller's `signal` cancels the execution wherever
+   * it runs; `waitSignal` only stops waiting.
+   */
+  private async executeThroughBackend(
+    backend: ExecutionBackend,
+    skill: Skill,
+    input: unknown,
+    options: ExecuteOptions,
+    caller: string,
+  ): Promise<SkillExecution> {
+    const prepared = this.durable.prepareSubmit(skill, input, options, caller);
+    const id = await backend.submit(prepared);
+    const signal = options.signal;
+    const onAbort = () => {
+      backend.cancel(id, { apiKeyId: caller, reason: "the caller's signal was aborted" }).catch(() => {
+        // Ended meanwhile: the wait below reads its final record.
+      });
+    };
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await backend.wait(id, {
+        apiKeyId: caller,
+        ...(options.waitSignal === undefined ? {} : { signal: options.waitSignal }),
+      });
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** `approve()` on a distributed host: the decision and an edited input are prepared here, recorded there. */
+  private async approveThroughBackend(
+    backend: ExecutionBackend,
+    id: string,
+    options: ApproveOptions,
+  ): Promise<SkillExecution> {
+    const current = await backend.get(id);
+    if (current === undefined || (options.apiKeyId !== undefined && current.apiKeyId !== options.apiKeyId)) {
+      throw new SkillboxError(
+        "EXECUTION_NOT_FOUND",
+        `No execution ${JSON.stringify(id)} is visible to this caller`,
+        {
+          data: { id },
+        },
+      );
+    }
+    const skill =
+      this.registry.resolveVersion(current.skillName, current.skillVersion, current.apiKeyId) ?? undefined;
+    return backend.approve(this.durable.prepareApproval(current, skill, options));
   }
 
   private run(request: ExecutionRequest): Promise<SkillExecution> {

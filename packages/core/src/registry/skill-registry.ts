@@ -380,6 +380,7 @@ function toDefinition(registration: SkillRegistration): SkillDefinition {
     approvalTimeoutMs: value.approvalTimeoutMs,
     concurrency: value.concurrency,
     idempotent: value.idempotent,
+    queue: value.queue,
     metadata: value.metadata,
   };
 }

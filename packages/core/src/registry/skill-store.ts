@@ -27,6 +27,7 @@ interface SkillRow {
   approval_timeout_ms: number | null;
   concurrency: number | null;
   idempotent: number;
+  queue: string | null;
   metadata: string | null;
   created_at: number;
   updated_at: number;
@@ -76,12 +77,13 @@ function rowToSkill(row: SkillRow): Skill {
 /** The durable-execution fields of a row, present only when set (so they stay out of older skills' hashes). */
 function durableFieldsOf(
   row: SkillRow,
-): Pick<Skill, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> {
-  const fields: Pick<Skill, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> = {};
+): Pick<Skill, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent" | "queue"> {
+  const fields: Pick<Skill, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent" | "queue"> = {};
   if (row.approval === "required") fields.approval = "required";
   if (row.approval_timeout_ms !== null) fields.approvalTimeoutMs = row.approval_timeout_ms;
   if (row.concurrency !== null) fields.concurrency = row.concurrency;
   if (row.idempotent === 1) fields.idempotent = true;
+  if (row.queue !== null) fields.queue = row.queue;
   return fields;
 }
 
@@ -109,10 +111,10 @@ export class SkillStore {
       insert: database.prepare(
         `INSERT INTO skills (id, api_key_id, name, version, description, input_schema, output_schema, handler,
            runtime, timeout_ms, retry, memory_mb, sandbox, requires, tags, enabled, source, content_hash, code,
-           examples, approval, approval_timeout_ms, concurrency, idempotent, metadata, created_at, updated_at)
+           examples, approval, approval_timeout_ms, concurrency, idempotent, queue, metadata, created_at, updated_at)
          VALUES (@id, @api_key_id, @name, @version, @description, @input_schema, @output_schema, @handler,
            @runtime, @timeout_ms, @retry, @memory_mb, @sandbox, @requires, @tags, @enabled, @source, @content_hash,
-           @code, @examples, @approval, @approval_timeout_ms, @concurrency, @idempotent, @metadata, @created_at,
+           @code, @examples, @approval, @approval_timeout_ms, @concurrency, @idempotent, @queue, @metadata, @created_at,
            @updated_at)`,
       ),
       update: database.prepare(
@@ -120,7 +122,7 @@ export class SkillStore {
            handler = @handler, runtime = @runtime, timeout_ms = @timeout_ms, retry = @retry, memory_mb = @memory_mb,
            sandbox = @sandbox, requires = @requires, tags = @tags, enabled = @enabled, source = @source,
            content_hash = @content_hash, code = @code, examples = @examples, approval = @approval,
-           approval_timeout_ms = @approval_timeout_ms, concurrency = @concurrency, idempotent = @idempotent,
+           approval_timeout_ms = @approval_timeout_ms, concurrency = @concurrency, idempotent = @idempotent, queue = @queue,
            metadata = @metadata, updated_at = @updated_at
          WHERE id = @id`,
       ),
@@ -194,6 +196,7 @@ export class SkillStore {
       approval_timeout_ms: definition.approvalTimeoutMs ?? null,
       concurrency: definition.concurrency ?? null,
       idempotent: definition.idempotent === true ? 1 : 0,
+      queue: definition.queue ?? null,
       metadata: stringifyOptional(definition.metadata),
       created_at: existing?.created_at ?? now,
       updated_at: now,

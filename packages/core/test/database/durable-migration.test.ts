@@ -37,7 +37,7 @@ describe("migrate to durable executions", () => {
     expect(skill).toBeDefined();
     expect(skill).not.toHaveProperty("approval");
     expect(skill).not.toHaveProperty("idempotent");
-    const record = after.executor.getExecution(done.id);
+    const record = await after.executor.getExecution(done.id);
     expect(record).toMatchObject({ status: "success", output: { a: 1 }, progress: null, approval: null });
     after.executor.registerHandler("echo", (input) => input);
     const id = await after.executor.submit("echo", { b: 2 });

@@ -107,9 +107,9 @@ describe("migrate", () => {
 
     expect(host.database.pragma("user_version", { simple: true })).toBeGreaterThanOrEqual(2);
     // This host's runner with a dead pid is recovered at once, as before leases.
-    expect(host.executor.getExecution(hereId)?.status).toBe("interrupted");
+    expect((await host.executor.getExecution(hereId))?.status).toBe("interrupted");
     // The other host's runner cannot be checked: it gets one default lease from the migration.
-    expect(host.executor.getExecution(elsewhereId)?.status).toBe("running");
+    expect((await host.executor.getExecution(elsewhereId))?.status).toBe("running");
     const lease = host.database
       .prepare<[], number>("SELECT lease_expires_at FROM skillbox_runners WHERE runner_id = 'old-elsewhere'")
       .pluck()

@@ -4,6 +4,7 @@ import { createSkillHost, openDatabase, type SkillHost } from "@skillbox/core";
 import { installRecordingTelemetry } from "@skillbox/test-helpers/telemetry";
 import { createTemporaryDirectory } from "@skillbox/test-helpers/temporary-host";
 import { afterEach, describe, expect, it } from "vitest";
+import { UNDO_SHARED_RECORD } from "./undo-shared-record.js";
 
 const directories: string[] = [];
 const hosts: SkillHost[] = [];
@@ -25,9 +26,10 @@ describe("migrate to traced executions", () => {
     before.executor.registerHandler("echo", (input) => input);
     const old = await before.executor.execute("echo", { a: 1 });
     await before.close();
-    // The file as schema version 5 left it: no trace columns.
+    // The file as schema version 5 left it: no trace columns (nor the shared record of version 7).
     const database = openDatabase({ path });
     database.exec(`
+      ${UNDO_SHARED_RECORD}
           ALTER TABLE skill_executions DROP COLUMN trace_id;
       ALTER TABLE skill_executions DROP COLUMN span_id;
       PRAGMA user_version = 5;
@@ -39,7 +41,7 @@ describe("migrate to traced executions", () => {
       const after = createSkillHost({ database: path, logger: quiet });
       hosts.push(after);
       expect(after.database.pragma("user_version", { simple: true })).toBeGreaterThanOrEqual(6);
-      expect(after.executor.getExecution(old.id)).toMatchObject({
+      expect(await after.executor.getExecution(old.id)).toMatchObject({
         status: "success",
         traceId: null,
         spanId: null,
@@ -47,11 +49,11 @@ describe("migrate to traced executions", () => {
       after.executor.registerHandler("echo", (input) => input);
       const traced = await after.executor.execute("echo", { b: 2 });
       const [span] = telemetry.named("execute_tool echo");
-      expect(after.executor.getExecution(traced.id)).toMatchObject({
+      expect(await after.executor.getExecution(traced.id)).toMatchObject({
         traceId: span!.spanContext().traceId,
         spanId: span!.spanContext().spanId,
       });
-      expect(after.executor.listExecutionSummaries({ limit: 1 })[0]).toMatchObject({
+      expect((await after.executor.listExecutionSummaries({ limit: 1 }))[0]).toMatchObject({
         traceId: traced.traceId,
       });
     } finally {

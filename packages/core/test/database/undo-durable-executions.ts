@@ -1,9 +1,12 @@
+import { UNDO_SHARED_RECORD } from "./undo-shared-record.js";
+
 /**
  * SQL that takes a database of the newest schema back to before durable executions (schema
  * version 4): what tests of older migrations run first, so the file looks as older versions left it.
- * Migration 6 (the trace columns) goes first, then migration 5.
+ * Migration 7 (the shared record) goes first, then migration 6 (the trace columns), then migration 5.
  */
 export const UNDO_DURABLE_EXECUTIONS = `
+  ${UNDO_SHARED_RECORD}
   ALTER TABLE skill_executions DROP COLUMN trace_id;
   ALTER TABLE skill_executions DROP COLUMN span_id;
   DROP TABLE skill_execution_jobs;

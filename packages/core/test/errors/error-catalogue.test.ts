@@ -57,6 +57,9 @@ const DURABLE_EXECUTION_CODES = [
   "WAIT_ABORTED",
 ];
 
+/** The codes of executions across hosts (issue 19) that are never retried: the same run would meet them again. */
+const DISTRIBUTED_CODES = ["DEADLINE_EXCEEDED", "SKILL_VERSION_MISMATCH"];
+
 const CODES = Object.keys(SKILLBOX_ERROR_CATALOGUE);
 
 describe("SKILLBOX_ERROR_CATALOGUE", () => {
@@ -71,7 +74,7 @@ describe("SKILLBOX_ERROR_CATALOGUE", () => {
 
   it("never retries by default exactly the codes SkillboxError never retried before", () => {
     expect(CODES.filter((code) => !isRetriedByDefault(code)).sort()).toEqual(
-      [...NEVER_RETRIED_BEFORE, ...DURABLE_EXECUTION_CODES].sort(),
+      [...NEVER_RETRIED_BEFORE, ...DURABLE_EXECUTION_CODES, ...DISTRIBUTED_CODES].sort(),
     );
     expect(new SkillboxError("INPUT_INVALID", "x").retryable).toBe(false);
     expect(new SkillboxError("HANDLER_ERROR", "x").retryable).toBe(true);
@@ -96,6 +99,7 @@ describe("SKILLBOX_ERROR_CATALOGUE", () => {
       INTERCEPTOR_UNAVAILABLE: "denied",
       APPROVAL_REJECTED: "rejected",
       APPROVAL_EXPIRED: "rejected",
+      DEADLINE_EXCEEDED: "timeout",
     });
     expect(executionStatusForCode("MY_OWN_CODE")).toBe("error");
     expect(executionStatusForCode("toString")).toBe("error");

@@ -41,7 +41,7 @@ describe("toCallerExecution", () => {
     expect(view.error?.data).toEqual({ name: "TypeError" });
     expect(JSON.stringify(view)).not.toContain("stack");
     // The stored row (the host's audit trail) keeps the stack for whoever debugs it.
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
     expect((stored?.error?.data as { stack?: string } | undefined)?.stack).toContain("the widget is broken");
     // The view is a copy: the record the in-process caller holds is not changed.
     expect((execution.error?.data as { stack?: string } | undefined)?.stack).toContain(
@@ -66,7 +66,7 @@ describe("toCallerExecution", () => {
     expect(view.error?.data).toMatchObject({ details: { name: "Error" } });
     expect(keysOf(view)).not.toContain("stack");
     expect(JSON.stringify(view)).not.toContain(tree.root);
-    expect(JSON.stringify(host.executor.getExecution(execution.id))).toContain(tree.root);
+    expect(JSON.stringify(await host.executor.getExecution(execution.id))).toContain(tree.root);
   });
 });
 
@@ -175,7 +175,7 @@ describe("host paths and load failures in the caller view", () => {
     });
     expect(JSON.stringify(view)).not.toContain(tree.root);
     // The operator's copy names the file and the missing import.
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
     expect(stored?.error?.message).toContain(file);
     expect(stored?.error?.message).toContain("missing-file.mjs");
   });
@@ -217,7 +217,7 @@ describe("host paths and load failures in the caller view", () => {
         'Interceptor "interceptor at …/pol-badjson" failed to load, so the executions it guards are refused until it loads; the host\'s log says why',
       data: { interceptor: "interceptor at …/pol-badjson" },
     });
-    expect(host.executor.getExecution(execution.id)?.error?.message).toContain(tree.root);
+    expect((await host.executor.getExecution(execution.id))?.error?.message).toContain(tree.root);
   });
 
   it("shortens the temp-folder path in the message of an ENOENT a handler threw to its base name", async () => {

@@ -133,7 +133,7 @@ describe("SkillExecutor", () => {
       const { child, executionId } = await startHangingProcess(host.databasePath);
 
       // The child's row is committed before its handler runs, so another connection sees it.
-      const whileRunning = host.executor.getExecution(executionId);
+      const whileRunning = await host.executor.getExecution(executionId);
       expect(whileRunning?.status).toBe("running");
       expect(whileRunning?.skillName).toBe("hang");
       expect(whileRunning?.input).toEqual({ pid: child.pid });
@@ -141,14 +141,14 @@ describe("SkillExecutor", () => {
       await kill9(child);
 
       const restarted = reopen(host.databasePath);
-      const recovered = restarted.executor.getExecution(executionId);
+      const recovered = await restarted.executor.getExecution(executionId);
       expect(recovered?.status).toBe("interrupted");
       expect(recovered?.error?.code).toBe("INTERRUPTED");
       expect(recovered?.finishedAt).not.toBeNull();
-      expect(restarted.executor.countExecutions({ status: "running" })).toBe(0);
-      expect(restarted.executor.listExecutions({ status: "interrupted" }).map((row) => row.id)).toEqual([
-        executionId,
-      ]);
+      expect(await restarted.executor.countExecutions({ status: "running" })).toBe(0);
+      expect(
+        (await restarted.executor.listExecutions({ status: "interrupted" })).map((row) => row.id),
+      ).toEqual([executionId]);
     });
 
     it("does not mark the running row of another live process", async () => {
@@ -159,13 +159,13 @@ describe("SkillExecutor", () => {
 
       await kill9(doomed.child);
       const restarted = reopen(host.databasePath);
-      expect(restarted.executor.getExecution(doomed.executionId)?.status).toBe("interrupted");
-      expect(restarted.executor.getExecution(survivor.executionId)?.status).toBe("running");
-      expect(restarted.executor.getExecution(survivor.executionId)?.error).toBeNull();
+      expect((await restarted.executor.getExecution(doomed.executionId))?.status).toBe("interrupted");
+      expect((await restarted.executor.getExecution(survivor.executionId))?.status).toBe("running");
+      expect((await restarted.executor.getExecution(survivor.executionId))?.error).toBeNull();
 
       await kill9(survivor.child);
       const restartedAgain = reopen(host.databasePath);
-      expect(restartedAgain.executor.getExecution(survivor.executionId)?.status).toBe("interrupted");
+      expect((await restartedAgain.executor.getExecution(survivor.executionId))?.status).toBe("interrupted");
     });
 
     it("does not mark the running row of another live host in the same process", async () => {
@@ -184,14 +184,14 @@ describe("SkillExecutor", () => {
       let statusSeenByNewHost: string | undefined;
       try {
         const second = reopen(host.databasePath);
-        statusSeenByNewHost = second.executor.getExecution(executionId)?.status;
+        statusSeenByNewHost = (await second.executor.getExecution(executionId))?.status;
       } finally {
         release.resolve();
       }
       const execution = await pending;
       expect(statusSeenByNewHost).toBe("running");
       expect(execution.status).toBe("success");
-      expect(host.executor.getExecution(executionId)?.status).toBe("success");
+      expect((await host.executor.getExecution(executionId))?.status).toBe("success");
     });
 
     it("leaves orphaned rows alone when recoverInterrupted is false", async () => {
@@ -199,9 +199,9 @@ describe("SkillExecutor", () => {
       const { child, executionId } = await startHangingProcess(host.databasePath);
       await kill9(child);
       const untouched = reopen(host.databasePath, { recoverInterrupted: false });
-      expect(untouched.executor.getExecution(executionId)?.status).toBe("running");
+      expect((await untouched.executor.getExecution(executionId))?.status).toBe("running");
       const recovering = reopen(host.databasePath);
-      expect(recovering.executor.getExecution(executionId)?.status).toBe("interrupted");
+      expect((await recovering.executor.getExecution(executionId))?.status).toBe("interrupted");
     });
   });
 
@@ -214,10 +214,10 @@ describe("SkillExecutor", () => {
       await leaseExpiry(host.database, executionId);
 
       const restarted = reopen(host.databasePath);
-      const recovered = restarted.executor.getExecution(executionId);
+      const recovered = await restarted.executor.getExecution(executionId);
       expect(recovered?.status).toBe("interrupted");
       expect(recovered?.error?.code).toBe("INTERRUPTED");
-      expect(restarted.executor.countExecutions({ status: "running" })).toBe(0);
+      expect(await restarted.executor.countExecutions({ status: "running" })).toBe(0);
     });
 
     it("leaves the rows of a runner on another host alone while its lease holds", async () => {
@@ -228,7 +228,7 @@ describe("SkillExecutor", () => {
       await kill9(child);
 
       const restarted = reopen(host.databasePath);
-      expect(restarted.executor.getExecution(executionId)?.status).toBe("running");
+      expect((await restarted.executor.getExecution(executionId))?.status).toBe("running");
     });
 
     it("marks them interrupted by the periodic sweep of a host that was already running", async () => {
@@ -239,10 +239,10 @@ describe("SkillExecutor", () => {
       await kill9(child);
 
       await vi.waitFor(
-        () => expect(survivor.executor.getExecution(executionId)?.status).toBe("interrupted"),
+        async () => expect((await survivor.executor.getExecution(executionId))?.status).toBe("interrupted"),
         { timeout: 10_000, interval: 50 },
       );
-      expect(survivor.executor.getExecution(executionId)?.error?.code).toBe("INTERRUPTED");
+      expect((await survivor.executor.getExecution(executionId))?.error?.code).toBe("INTERRUPTED");
     });
 
     it("keeps renewing the lease of a live host, so its rows are never swept", async () => {
@@ -261,7 +261,7 @@ describe("SkillExecutor", () => {
         timeout: 10_000,
         interval: 50,
       });
-      expect(sweeper.executor.getExecution(executionId)?.status).toBe("running");
+      expect((await sweeper.executor.getExecution(executionId))?.status).toBe("running");
       await kill9(child);
     });
 
@@ -297,7 +297,7 @@ describe("SkillExecutor", () => {
       try {
         await leaseExpiry(host.database, executionId);
         reopen(host.databasePath);
-        expect(host.executor.getExecution(executionId)?.status).toBe("interrupted");
+        expect((await host.executor.getExecution(executionId))?.status).toBe("interrupted");
         expect(runner.get()?.closed_at).not.toBeNull();
       } finally {
         child.kill("SIGCONT");
@@ -319,7 +319,7 @@ describe("SkillExecutor", () => {
       expect(await finished).toBe("finished success");
       expect((await exited)[0]).toBe(0);
       output.close();
-      expect(host.executor.getExecution(executionId)?.status).toBe("interrupted");
+      expect((await host.executor.getExecution(executionId))?.status).toBe("interrupted");
     }, 20_000);
 
     it("answers a repeat of an idempotency key whose runner died on another host with the interrupted execution", async () => {
@@ -359,7 +359,7 @@ describe("SkillExecutor", () => {
       );
       expect(isSkillboxError(error) && error.code).toBe("CANCELLED");
       expect(String((error as Error).message)).toContain(executionId);
-      expect(waiting.executor.getExecution(executionId)?.status).toBe("running");
+      expect((await waiting.executor.getExecution(executionId))?.status).toBe("running");
     });
 
     it("gives up waiting for a live runner's execution past the skill's deadline with TIMEOUT", async () => {
@@ -378,7 +378,7 @@ describe("SkillExecutor", () => {
         );
       expect(isSkillboxError(error) && error.code).toBe("TIMEOUT");
       expect(String((error as Error).message)).toContain(executionId);
-      expect(waiting.executor.getExecution(executionId)?.status).toBe("running");
+      expect((await waiting.executor.getExecution(executionId))?.status).toBe("running");
     }, 20_000);
   });
 
@@ -431,11 +431,11 @@ describe("SkillExecutor", () => {
       });
 
       // What the audit trail holds — already committed, since every execute() has resolved.
-      expect(host.executor.countExecutions()).toBe(total);
-      expect(host.executor.countExecutions({ status: "success" })).toBe(total - expectedFailures);
-      expect(host.executor.countExecutions({ status: "error" })).toBe(expectedFailures);
-      expect(host.executor.countExecutions({ status: ["pending", "running"] })).toBe(0);
-      expect(host.executor.countExecutions({ skill: "fail" })).toBe(expectedFailures);
+      expect(await host.executor.countExecutions()).toBe(total);
+      expect(await host.executor.countExecutions({ status: "success" })).toBe(total - expectedFailures);
+      expect(await host.executor.countExecutions({ status: "error" })).toBe(expectedFailures);
+      expect(await host.executor.countExecutions({ status: ["pending", "running"] })).toBe(0);
+      expect(await host.executor.countExecutions({ skill: "fail" })).toBe(expectedFailures);
 
       const rows = host.database
         .prepare("SELECT id, input, output, status, error_code, attempts, finished_at FROM skill_executions")

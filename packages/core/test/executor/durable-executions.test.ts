@@ -54,7 +54,7 @@ describe("SkillExecutor.submit", () => {
     const id = await submitter.executor.submit("login", { password: "hunter2" });
     // A reader on its own connection sees the row: it is committed, not batched.
     const reader = sameFile(submitter, { queue: false });
-    expect(reader.executor.getExecution(id)).toMatchObject({
+    expect(await reader.executor.getExecution(id)).toMatchObject({
       status: "queued",
       input: { password: "[redacted]" },
     });
@@ -198,7 +198,7 @@ describe("SkillExecutor.cancel", () => {
     });
     const running = await host.executor.submit("block", {});
     const queued = await host.executor.submit("block", {});
-    await expect.poll(() => host.executor.getExecution(running)?.status).toBe("running");
+    await expect.poll(async () => (await host.executor.getExecution(running))?.status).toBe("running");
     const cancelledQueued = await host.executor.cancel(queued, { reason: "not needed" });
     expect(cancelledQueued).toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
     expect(cancelledQueued.error?.message).toContain("not needed");
@@ -230,7 +230,7 @@ describe("SkillExecutor.cancel", () => {
     const id = await host.executor.submit("echo", {}, { apiKeyId: "alice" });
     await rejection(host.executor.cancel(id, { apiKeyId: "mallory" }), "EXECUTION_NOT_FOUND");
     await rejection(host.executor.wait(id, { apiKeyId: "mallory" }), "EXECUTION_NOT_FOUND");
-    expect(host.executor.getExecution(id)?.status).toBe("queued");
+    expect((await host.executor.getExecution(id))?.status).toBe("queued");
   });
 
   it("asks the host running an execution in another process to cancel it", async () => {
@@ -238,7 +238,7 @@ describe("SkillExecutor.cancel", () => {
     registerSkill(runner, { name: "block" });
     runner.executor.registerHandler("block", () => new Promise(() => {}));
     const id = await runner.executor.submit("block", {});
-    await expect.poll(() => runner.executor.getExecution(id)?.status).toBe("running");
+    await expect.poll(async () => (await runner.executor.getExecution(id))?.status).toBe("running");
     const other = sameFile(runner, { queue: false });
     const asked = await other.executor.cancel(id, { reason: "from afar" });
     expect(asked.status).toBe("running");
@@ -273,7 +273,7 @@ describe("approvals", () => {
       "INPUT_INVALID",
     );
     expect(invalid.message).toContain("amount");
-    expect(host.executor.getExecution(paused.id)?.status).toBe("awaiting_approval");
+    expect((await host.executor.getExecution(paused.id))?.status).toBe("awaiting_approval");
     const approved = await host.executor.approve(paused.id, {
       by: "alice",
       input: { amount: 20 },
@@ -385,7 +385,7 @@ describe("events and progress", () => {
     expect(progress).toEqual([1, 2, 3]);
     expect(seen.at(-1)).toMatchObject({ type: "finished", execution: { status: "success", output: "done" } });
     expect(seen[0]?.type).toBe("status");
-    expect(host.executor.getExecution(id)?.progress).toMatchObject({
+    expect((await host.executor.getExecution(id))?.progress).toMatchObject({
       progress: 3,
       total: 3,
       message: "step 3",
@@ -485,7 +485,7 @@ describe("restarts", () => {
     second.executor.registerHandler("echo", (input) => input);
     second.executor.registerHandler("guarded", (input) => input);
     expect(await second.executor.wait(queued)).toMatchObject({ status: "success", output: { n: 1 } });
-    expect(second.executor.getExecution(paused.id)?.status).toBe("awaiting_approval");
+    expect((await second.executor.getExecution(paused.id))?.status).toBe("awaiting_approval");
     await second.executor.approve(paused.id, { by: "erin" });
     expect(await second.executor.wait(paused.id)).toMatchObject({ status: "success", output: { n: 2 } });
   });
@@ -523,7 +523,7 @@ describe("a process that waits", () => {
       const [code] = await exited;
       expect(code).toBe(0);
       expect(seen).toContain("finished success");
-      expect(worker.executor.getExecution(id)?.status).toBe("success");
+      expect((await worker.executor.getExecution(id))?.status).toBe("success");
     } finally {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGKILL");

@@ -25,9 +25,13 @@ function newHost(): TemporaryHost {
  * Gives the recorded executions of `skill` by `owner` these durations, oldest first: measured
  * durations are whatever the machine took, and the bucket edges need exact ones.
  */
-function setDurations(host: TemporaryHost, skill: string, owner: string, durations: number[]): void {
-  const ids = host.executor
-    .listExecutions({ skill, owner, limit: 1000 })
+async function setDurations(
+  host: TemporaryHost,
+  skill: string,
+  owner: string,
+  durations: number[],
+): Promise<void> {
+  const ids = (await host.executor.listExecutions({ skill, owner, limit: 1000 }))
     .map((execution) => execution.id)
     .reverse();
   expect(ids).toHaveLength(durations.length);
@@ -42,13 +46,14 @@ function countsOf(buckets: Array<{ upToMs: number | null; count: number }>): Rec
   );
 }
 
-function thrown(action: () => unknown): SkillboxError {
+/** The error `pending` rejects with; it must reject. */
+async function rejection(pending: Promise<unknown>): Promise<SkillboxError> {
   try {
-    action();
+    await pending;
   } catch (error) {
     return error as SkillboxError;
   }
-  throw new Error("expected a throw");
+  throw new Error("expected a rejection");
 }
 
 describe("SkillExecutor.durationHistogram", () => {
@@ -59,9 +64,9 @@ describe("SkillExecutor.durationHistogram", () => {
       // Both versions of a name go in one histogram.
       await host.executor.execute(index % 2 === 0 ? "work@1.0.0" : "work@2.0.0", { fail: index === 3 });
     }
-    setDurations(host, "work", "public", durations);
+    await setDurations(host, "work", "public", durations);
 
-    const { boundsMs, window, skills } = host.executor.durationHistogram();
+    const { boundsMs, window, skills } = await host.executor.durationHistogram();
 
     expect(boundsMs).toEqual([...DURATION_HISTOGRAM_BOUNDS_MS]);
     expect(window).toEqual({ executions: 1000, since: null });
@@ -87,15 +92,15 @@ describe("SkillExecutor.durationHistogram", () => {
     const host = newHost();
     for (let index = 0; index < 3; index++) await host.executor.execute("other", {}, { apiKeyId: "alice" });
     await host.executor.execute("other", {}, { apiKeyId: "bob" });
-    setDurations(host, "other", "alice", [3, 30, 300]);
-    setDurations(host, "other", "bob", [3000]);
+    await setDurations(host, "other", "alice", [3, 30, 300]);
+    await setDurations(host, "other", "bob", [3000]);
 
-    const alice = host.executor.durationHistogram({ owner: "alice" });
-    const lastTwo = host.executor.durationHistogram({ owner: "alice", window: 2 });
-    const bob = host.executor.durationHistogram({ owner: "bob", skills: ["other"] });
+    const alice = await host.executor.durationHistogram({ owner: "alice" });
+    const lastTwo = await host.executor.durationHistogram({ owner: "alice", window: 2 });
+    const bob = await host.executor.durationHistogram({ owner: "bob", skills: ["other"] });
     const future = new Date(Date.now() + 60_000);
-    const none = host.executor.durationHistogram({ owner: "alice", since: future });
-    const noNames = host.executor.durationHistogram({ owner: "alice", skills: [] });
+    const none = await host.executor.durationHistogram({ owner: "alice", since: future });
+    const noNames = await host.executor.durationHistogram({ owner: "alice", skills: [] });
 
     expect(countsOf(alice.skills[0]?.buckets ?? [])).toEqual({ "5": 1, "50": 1, "500": 1 });
     expect(lastTwo.window.executions).toBe(2);
@@ -105,13 +110,13 @@ describe("SkillExecutor.durationHistogram", () => {
     expect(noNames.skills).toEqual([]);
   });
 
-  it("refuses a bad window or date, naming the option", () => {
+  it("refuses a bad window or date, naming the option", async () => {
     const host = newHost();
-    expect(thrown(() => host.executor.durationHistogram({ window: 0 })).message).toMatch(
+    expect((await rejection(host.executor.durationHistogram({ window: 0 }))).message).toMatch(
       /durationHistogram: `window` must be a whole number of executions from 1 to 10000, got 0/,
     );
-    expect(thrown(() => host.executor.durationHistogram({ window: 10_001 })).code).toBe("INPUT_INVALID");
-    expect(thrown(() => host.executor.durationHistogram({ since: "soon" })).message).toMatch(
+    expect((await rejection(host.executor.durationHistogram({ window: 10_001 }))).code).toBe("INPUT_INVALID");
+    expect((await rejection(host.executor.durationHistogram({ since: "soon" }))).message).toMatch(
       /durationHistogram: `since` must be a date/,
     );
   });

@@ -31,7 +31,7 @@ describe("SkillExecutor.execute with a resolved Skill", () => {
     const execution = await host.executor.execute(skill, { text: "hi" }, { apiKeyId: "team-a" });
     expect(execution.status).toBe("success");
     expect(seen).toEqual(["team-a"]);
-    expect(host.executor.getExecution(execution.id)).toMatchObject({
+    expect(await host.executor.getExecution(execution.id)).toMatchObject({
       skillName: "echo",
       apiKeyId: "team-a",
       status: "success",
@@ -54,7 +54,7 @@ describe("SkillExecutor.execute with a resolved Skill", () => {
     expect(bySkill.message).toBe(byReference.message);
     // The default caller is `public`, which does not own it either.
     await rejection(host.executor.execute(skill, {}), "SKILL_NOT_FOUND");
-    expect(host.executor.countExecutions()).toBe(0);
+    expect(await host.executor.countExecutions()).toBe(0);
   });
 
   it("lets any caller run a skill of the global owners", async () => {
@@ -74,6 +74,6 @@ describe("SkillExecutor.execute with a resolved Skill", () => {
     const byReference = await rejection(host.executor.execute("switched-off", {}), "SKILL_DISABLED");
     expect(bySkill.message).toBe(byReference.message);
     expect(bySkill.data).toEqual(byReference.data);
-    expect(host.executor.countExecutions()).toBe(0);
+    expect(await host.executor.countExecutions()).toBe(0);
   });
 });

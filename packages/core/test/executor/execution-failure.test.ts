@@ -72,7 +72,7 @@ describe("a failed row read back", () => {
           "UPDATE skill_executions SET status = ?, error_code = NULL, error_message = NULL, error_data = NULL WHERE id = ?",
         )
         .run(status, id);
-      const stored = host.executor.getExecution(id) as SkillExecution;
+      const stored = (await host.executor.getExecution(id)) as SkillExecution;
       expect(stored.status).toBe(status);
       expect(stored.error?.message).toBe(`broken@1.0.0 ended ${status}`);
       codes[status] = stored.error?.code ?? "none";
@@ -92,7 +92,7 @@ describe("a failed row read back", () => {
     registerSkill(host, { name: "echo" });
     host.executor.registerHandler("echo", () => ({ ok: true }));
     const { id } = await host.executor.execute("echo", {});
-    const stored = host.executor.getExecution(id);
+    const stored = await host.executor.getExecution(id);
     expect(stored?.status).toBe("success");
     expect(stored?.error).toBeNull();
     expect(stored?.output).toEqual({ ok: true });

@@ -26,7 +26,7 @@ describe("SkillExecutor.listExecutionSummaries", () => {
     await host.executor.execute("echo", { text: "héllo" });
     await host.executor.execute("echo", { text: long });
 
-    const [big, small] = host.executor.listExecutionSummaries();
+    const [big, small] = await host.executor.listExecutionSummaries();
 
     expect(small).toMatchObject({
       skillName: "echo",
@@ -48,8 +48,8 @@ describe("SkillExecutor.listExecutionSummaries", () => {
     });
     expect(big!.outputPreview!.truncated).toBe(true);
     // The full record is unchanged.
-    expect(host.executor.getExecution(big!.id)!.input).toEqual({ text: long });
-    expect(host.executor.listExecutions()[0]!.input).toEqual({ text: long });
+    expect((await host.executor.getExecution(big!.id))!.input).toEqual({ text: long });
+    expect((await host.executor.listExecutions())[0]!.input).toEqual({ text: long });
   });
 
   it("keeps an error's code and cuts its message, without data", async () => {
@@ -57,10 +57,10 @@ describe("SkillExecutor.listExecutionSummaries", () => {
     await host.executor.execute("fail", { length: 10 });
     await host.executor.execute("fail", { length: 5000 });
 
-    const [long, short] = host.executor.listExecutionSummaries({ previewLength: 100 });
+    const [long, short] = await host.executor.listExecutionSummaries({ previewLength: 100 });
 
-    const shortRecord = host.executor.getExecution(short!.id)!;
-    const longRecord = host.executor.getExecution(long!.id)!;
+    const shortRecord = (await host.executor.getExecution(short!.id))!;
+    const longRecord = (await host.executor.getExecution(long!.id))!;
     expect(short!.error).toEqual({ code: "HANDLER_ERROR", message: shortRecord.error!.message });
     expect(long!.error).toEqual({
       code: "HANDLER_ERROR",
@@ -80,7 +80,7 @@ describe("SkillExecutor.listExecutionSummaries", () => {
     const pages: number[][] = [];
     let offset = 0;
     while (offset < 30) {
-      const page = host.executor.listExecutionSummaries({ limit: 100, offset, maxBytes });
+      const page = await host.executor.listExecutionSummaries({ limit: 100, offset, maxBytes });
       expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThanOrEqual(maxBytes);
       expect(page.length).toBeGreaterThan(0);
       pages.push(page.map((summary) => Number(/"index":(\d+)/.exec(summary.inputPreview!.text)![1])));
@@ -90,10 +90,10 @@ describe("SkillExecutor.listExecutionSummaries", () => {
     expect(pages.length).toBeGreaterThan(1);
     expect(pages.flat()).toEqual(Array.from({ length: 30 }, (_, index) => 29 - index));
     // One summary over the budget is still returned, so paging always moves on.
-    expect(host.executor.listExecutionSummaries({ maxBytes: 1 })).toHaveLength(1);
+    expect(await host.executor.listExecutionSummaries({ maxBytes: 1 })).toHaveLength(1);
   });
 
-  it("refuses a bad previewLength or maxBytes with INPUT_INVALID naming it", () => {
+  it("refuses a bad previewLength or maxBytes with INPUT_INVALID naming it", async () => {
     const host = newHost();
     for (const [options, name] of [
       [{ previewLength: -1 }, "previewLength"],
@@ -102,7 +102,7 @@ describe("SkillExecutor.listExecutionSummaries", () => {
       [{ maxBytes: 0 }, "maxBytes"],
     ] as const) {
       try {
-        host.executor.listExecutionSummaries(options);
+        await host.executor.listExecutionSummaries(options);
         expect.unreachable();
       } catch (error) {
         expect((error as SkillboxError).code).toBe("INPUT_INVALID");

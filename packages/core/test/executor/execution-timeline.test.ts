@@ -21,23 +21,23 @@ function newHost(): TemporaryHost {
 }
 
 /** When the newest execution was created, in epoch ms. */
-function newestCreatedAt(host: TemporaryHost): number {
-  const [newest] = host.executor.listExecutions({ limit: 1 });
+async function newestCreatedAt(host: TemporaryHost): Promise<number> {
+  const [newest] = await host.executor.listExecutions({ limit: 1 });
   if (newest === undefined) throw new Error("no execution was recorded");
   return Date.parse(newest.createdAt);
 }
 
 /** What the timeline should count, worked out from the recorded executions one by one. */
-function expectedStatuses(
+async function expectedStatuses(
   host: TemporaryHost,
   options: { owner: string; since: number; until: number; bucketMs: number; skill?: string },
-): Array<Record<string, number>> {
+): Promise<Array<Record<string, number>>> {
   const { owner, since, until, bucketMs, skill } = options;
   const buckets: Array<Record<string, number>> = Array.from(
     { length: Math.ceil((until - since) / bucketMs) },
     () => ({}),
   );
-  for (const execution of host.executor.listExecutions({ owner, skill, limit: 1000 })) {
+  for (const execution of await host.executor.listExecutions({ owner, skill, limit: 1000 })) {
     const at = Date.parse(execution.createdAt);
     if (at < since || at >= until) continue;
     const bucket = buckets[Math.floor((at - since) / bucketMs)] ?? {};
@@ -55,13 +55,14 @@ function totals(timeline: { buckets: Array<{ statuses: Record<string, number | u
   return sums;
 }
 
-function thrown(action: () => unknown): SkillboxError {
+/** The error `pending` rejects with; it must reject. */
+async function rejection(pending: Promise<unknown>): Promise<SkillboxError> {
   try {
-    action();
+    await pending;
   } catch (error) {
     return error as SkillboxError;
   }
-  throw new Error("expected a throw");
+  throw new Error("expected a rejection");
 }
 
 describe("SkillExecutor.executionTimeline", () => {
@@ -76,22 +77,27 @@ describe("SkillExecutor.executionTimeline", () => {
     for (let index = 0; index < 4; index++) {
       await host.executor.execute("work", { fail: true }, { apiKeyId: "bob" });
     }
-    const until = newestCreatedAt(host) + 1;
+    const until = (await newestCreatedAt(host)) + 1;
     // Four minutes before anything ran: the first buckets are empty whatever the machine's pace.
     const since = first - 4 * 60_000;
     const bucketMs = 60_000;
     const count = Math.ceil((until - since) / bucketMs);
 
-    const timeline = host.executor.executionTimeline({ owner: "alice", since, until, bucketSeconds: 60 });
-    const onlyWork = host.executor.executionTimeline({
+    const timeline = await host.executor.executionTimeline({
+      owner: "alice",
+      since,
+      until,
+      bucketSeconds: 60,
+    });
+    const onlyWork = await host.executor.executionTimeline({
       owner: "alice",
       since,
       until,
       bucketSeconds: 60,
       skill: "work",
     });
-    const bob = host.executor.executionTimeline({ owner: "bob", since, until });
-    const carol = host.executor.executionTimeline({ owner: "carol", since, until });
+    const bob = await host.executor.executionTimeline({ owner: "bob", since, until });
+    const carol = await host.executor.executionTimeline({ owner: "carol", since, until });
 
     expect(timeline.bucketSeconds).toBe(60);
     expect(timeline.since).toBe(new Date(since).toISOString());
@@ -100,11 +106,13 @@ describe("SkillExecutor.executionTimeline", () => {
       Array.from({ length: count }, (_, index) => new Date(since + index * bucketMs).toISOString()),
     );
     const statusesOf = (answer: typeof timeline) => answer.buckets.map((bucket) => bucket.statuses);
-    expect(statusesOf(timeline)).toEqual(expectedStatuses(host, { owner: "alice", since, until, bucketMs }));
+    expect(statusesOf(timeline)).toEqual(
+      await expectedStatuses(host, { owner: "alice", since, until, bucketMs }),
+    );
     expect(statusesOf(timeline).slice(0, 4)).toEqual([{}, {}, {}, {}]);
     expect(totals(timeline)).toEqual({ success: 3, error: 1 });
     expect(statusesOf(onlyWork)).toEqual(
-      expectedStatuses(host, { owner: "alice", since, until, bucketMs, skill: "work" }),
+      await expectedStatuses(host, { owner: "alice", since, until, bucketMs, skill: "work" }),
     );
     expect(totals(onlyWork)).toEqual({ success: 2, error: 1 });
     expect(totals(bob)).toEqual({ error: 4 });
@@ -117,10 +125,10 @@ describe("SkillExecutor.executionTimeline", () => {
     const since = Date.now();
     await host.executor.execute("work", { fail: true });
     await host.executor.execute("work", {});
-    const until = newestCreatedAt(host) + 1;
+    const until = (await newestCreatedAt(host)) + 1;
 
     // One bucket holds the whole range.
-    const [bucket] = host.executor.executionTimeline({ since, until, bucketSeconds: 86_400 }).buckets;
+    const [bucket] = (await host.executor.executionTimeline({ since, until, bucketSeconds: 86_400 })).buckets;
 
     expect(Object.keys(bucket?.statuses ?? {})).toEqual(["success", "error"]);
   });
@@ -128,16 +136,28 @@ describe("SkillExecutor.executionTimeline", () => {
   it("puts an execution at a bucket's start in that bucket, one at `since` in, and one at `until` out", async () => {
     const host = newHost();
     await host.executor.execute("other", {});
-    const at = newestCreatedAt(host);
+    const at = await newestCreatedAt(host);
 
-    const startingThere = host.executor.executionTimeline({ since: at, until: at + 3000, bucketSeconds: 1 });
-    const endingThere = host.executor.executionTimeline({ since: at - 3000, until: at, bucketSeconds: 1 });
-    const edgeInside = host.executor.executionTimeline({
+    const startingThere = await host.executor.executionTimeline({
+      since: at,
+      until: at + 3000,
+      bucketSeconds: 1,
+    });
+    const endingThere = await host.executor.executionTimeline({
+      since: at - 3000,
+      until: at,
+      bucketSeconds: 1,
+    });
+    const edgeInside = await host.executor.executionTimeline({
       since: at - 1000,
       until: at + 1000,
       bucketSeconds: 1,
     });
-    const justBefore = host.executor.executionTimeline({ since: at - 1, until: at + 1, bucketSeconds: 1 });
+    const justBefore = await host.executor.executionTimeline({
+      since: at - 1,
+      until: at + 1,
+      bucketSeconds: 1,
+    });
 
     expect(startingThere.buckets.map((bucket) => bucket.statuses)).toEqual([{ success: 1 }, {}, {}]);
     expect(endingThere.buckets.map((bucket) => bucket.statuses)).toEqual([{}, {}, {}]);
@@ -150,10 +170,10 @@ describe("SkillExecutor.executionTimeline", () => {
   it("answers an empty range with no buckets, and a range without executions with empty ones", async () => {
     const host = newHost();
     await host.executor.execute("other", {});
-    const at = newestCreatedAt(host);
+    const at = await newestCreatedAt(host);
 
-    const empty = host.executor.executionTimeline({ since: at, until: at });
-    const quiet = host.executor.executionTimeline({
+    const empty = await host.executor.executionTimeline({ since: at, until: at });
+    const quiet = await host.executor.executionTimeline({
       since: at - 10 * 60_000,
       until: at - 5 * 60_000,
       bucketSeconds: 150,
@@ -168,7 +188,7 @@ describe("SkillExecutor.executionTimeline", () => {
     await host.executor.execute("other", {});
     const before = Date.now();
 
-    const timeline = host.executor.executionTimeline();
+    const timeline = await host.executor.executionTimeline();
 
     const until = Date.parse(timeline.until);
     expect(until).toBeGreaterThanOrEqual(before);
@@ -178,18 +198,18 @@ describe("SkillExecutor.executionTimeline", () => {
     expect(totals(timeline)).toEqual({ success: 1 });
   });
 
-  it("refuses more than 1440 buckets, a bad bucket width, a reversed range and a bad date, naming the option", () => {
+  it("refuses more than 1440 buckets, a bad bucket width, a reversed range and a bad date, naming the option", async () => {
     const host = newHost();
     const until = Date.now();
 
-    const tooMany = thrown(() =>
+    const tooMany = await rejection(
       host.executor.executionTimeline({
         since: until - (MAX_TIMELINE_BUCKETS + 1) * 1000,
         until,
         bucketSeconds: 1,
       }),
     );
-    const atMost = host.executor.executionTimeline({
+    const atMost = await host.executor.executionTimeline({
       since: until - MAX_TIMELINE_BUCKETS * 1000,
       until,
       bucketSeconds: 1,
@@ -200,17 +220,19 @@ describe("SkillExecutor.executionTimeline", () => {
       /`bucketSeconds` 1 cuts the range into 1441 buckets, more than 1440; use at least 2 seconds/,
     );
     expect(atMost.buckets).toHaveLength(1440);
-    expect(thrown(() => host.executor.executionTimeline({ bucketSeconds: 0 })).message).toMatch(
+    expect((await rejection(host.executor.executionTimeline({ bucketSeconds: 0 }))).message).toMatch(
       /`bucketSeconds` must be a whole number of seconds from 1 to 86400, got 0/,
     );
-    expect(thrown(() => host.executor.executionTimeline({ bucketSeconds: 1.5 })).code).toBe("INPUT_INVALID");
-    expect(thrown(() => host.executor.executionTimeline({ since: until, until: until - 1 })).message).toMatch(
-      /`until` .* must not be before `since`/,
+    expect((await rejection(host.executor.executionTimeline({ bucketSeconds: 1.5 }))).code).toBe(
+      "INPUT_INVALID",
     );
-    expect(thrown(() => host.executor.executionTimeline({ since: "soon" })).message).toMatch(
+    expect(
+      (await rejection(host.executor.executionTimeline({ since: until, until: until - 1 }))).message,
+    ).toMatch(/`until` .* must not be before `since`/);
+    expect((await rejection(host.executor.executionTimeline({ since: "soon" }))).message).toMatch(
       /`since` must be a date, got "soon"/,
     );
-    expect(thrown(() => host.executor.executionTimeline({ skill: "" })).message).toMatch(
+    expect((await rejection(host.executor.executionTimeline({ skill: "" }))).message).toMatch(
       /`skill` must be a skill name/,
     );
   });

@@ -6,14 +6,14 @@ import { deferred, registerSkill as register, useTemporaryHosts } from "./execut
 const newHost = useTemporaryHosts();
 
 /** Reads the committed row through a second host on the same file, as the next start would. */
-function storedRow(host: TemporaryHost, id: string) {
+async function storedRow(host: TemporaryHost, id: string) {
   const reader = createSkillHost({
     database: host.databasePath,
     recoverInterrupted: false,
     logger: { debug() {}, info() {}, warn() {}, error() {} },
   });
   try {
-    return reader.executor.getExecution(id);
+    return await reader.executor.getExecution(id);
   } finally {
     void reader.close();
   }
@@ -38,7 +38,7 @@ describe("SkillExecutor.close", () => {
     expect(execution.error?.message).toBe(
       "hang@1.0.0 was cancelled because the host shut down: it was still running when the 100 ms shutdown grace period ran out",
     );
-    expect(storedRow(host, execution.id)).toMatchObject({
+    expect(await storedRow(host, execution.id)).toMatchObject({
       status: "cancelled",
       error: { code: "CANCELLED" },
     });
@@ -98,7 +98,7 @@ describe("SkillExecutor.close", () => {
     ]);
     expect(closed).toBe("closed");
     expect(await child).toMatchObject({ code: "CANCELLED" });
-    const [childRow] = host.executor.listExecutions({ skill: "child" });
+    const [childRow] = await host.executor.listExecutions({ skill: "child" });
     expect(childRow).toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
   }, 10_000);
 

@@ -41,7 +41,7 @@ describe("IdempotencyGate", () => {
       expect(error.message).toContain("different input");
       expect(error.data).toEqual({ executionId: first.id });
       expect(calls).toBe(1);
-      expect(host.executor.countExecutions()).toBe(1);
+      expect(await host.executor.countExecutions()).toBe(1);
     });
 
     it("returns the stored execution for the same input written with its keys in another order", async () => {
@@ -104,7 +104,10 @@ describe("IdempotencyGate", () => {
         { user: "ada", password: "hunter2" },
         { idempotencyKey: "login-1" },
       );
-      expect(host.executor.getExecution(first.id)?.input).toEqual({ user: "ada", password: "[redacted]" });
+      expect((await host.executor.getExecution(first.id))?.input).toEqual({
+        user: "ada",
+        password: "[redacted]",
+      });
       const repeat = await host.executor.execute(
         "login",
         { user: "ada", password: "hunter2" },

@@ -38,7 +38,7 @@ describe("SkillExecutor: nesting depth", () => {
     expect(execution.error?.message).toContain("input.a.a");
     expect(execution.error?.data).toMatchObject({ maxDepth: 100 });
     // The row records the refusal without storing the over-deep value itself.
-    const stored = host.executor.getExecution(execution.id);
+    const stored = await host.executor.getExecution(execution.id);
     expect(stored).toMatchObject({ status: "error", error: { code: "INPUT_INVALID" } });
     expect(typeof stored?.input).toBe("string");
     expect(JSON.stringify(stored).length).toBeLessThan(4_000);
@@ -66,7 +66,7 @@ describe("SkillExecutor: nesting depth", () => {
     expect(execution.status).toBe("error");
     expect(execution.error?.code).toBe("OUTPUT_INVALID");
     expect(execution.error?.message).toContain("100 levels");
-    expect(host.executor.getExecution(execution.id)?.output).toBeNull();
+    expect((await host.executor.getExecution(execution.id))?.output).toBeNull();
   });
 
   it("fails an over-deep output with OUTPUT_INVALID before a recursive output schema or after hook walks it", async () => {

@@ -68,7 +68,7 @@ describe("SkillExecutor", () => {
     expect(log).toHaveBeenCalledWith("hello world");
     expect(result.status).toBe("success");
     expect(result.output).toEqual({ echoed: "hello world" });
-    const stored = skillExecutor.getExecution(result.id);
+    const stored = await skillExecutor.getExecution(result.id);
     expect(stored).toMatchObject({
       skillName: "echo",
       skillVersion: "1.0.0",
@@ -79,10 +79,10 @@ describe("SkillExecutor", () => {
       status: "success",
       attempts: 1,
     });
-    expect(skillExecutor.listExecutions({ owner: "user-123" }).map((execution) => execution.id)).toEqual([
-      result.id,
-    ]);
-    expect(skillExecutor.countExecutions({ skill: "echo" })).toBe(1);
+    expect(
+      (await skillExecutor.listExecutions({ owner: "user-123" })).map((execution) => execution.id),
+    ).toEqual([result.id]);
+    expect(await skillExecutor.countExecutions({ skill: "echo" })).toBe(1);
     expect(skillRegistry.getSkill("echo@1.0.0")).toMatchObject({
       description: "Returns the same payload back",
       handler: "echoHandler",
@@ -128,7 +128,7 @@ describe("skillExecutor", () => {
     const host = getDefaultSkillHost();
     expect(host.registry).toBe(getDefaultSkillHost().registry);
     expect(resolve(host.database.name)).toBe(resolve(databasePath));
-    expect(skillExecutor.getExecution(result.id)?.status).toBe("success");
+    expect((await skillExecutor.getExecution(result.id))?.status).toBe("success");
 
     // The audit row is committed to that file: a separate connection sees it.
     await closeDefaultSkillHost();
@@ -154,7 +154,7 @@ describe("skillExecutor", () => {
 
   it("reopens the default host on the same SKILLBOX_DB after closeDefaultSkillHost()", async () => {
     await closeDefaultSkillHost();
-    const before = skillExecutor.countExecutions({ owner: "user-123" });
+    const before = await skillExecutor.countExecutions({ owner: "user-123" });
     skillRegistry.register({
       name: "echo",
       version: "1.0.0",
@@ -168,6 +168,6 @@ describe("skillExecutor", () => {
     const result = await skillExecutor.execute("echo", { msg: "again" }, { apiKeyId: "user-123" });
     expect(result.output?.echoed).toBe("again");
     expect(resolve(getDefaultSkillHost().database.name)).toBe(resolve(databasePath));
-    expect(skillExecutor.countExecutions({ owner: "user-123" })).toBe(before + 1);
+    expect(await skillExecutor.countExecutions({ owner: "user-123" })).toBe(before + 1);
   });
 });

@@ -28,7 +28,7 @@ describe("SkillExecutor", () => {
       const host = newHost();
       const error = await rejection(host.executor.execute("missing", {}), "SKILL_NOT_FOUND");
       expect(error.message).toContain('"missing"');
-      expect(host.executor.countExecutions()).toBe(0);
+      expect(await host.executor.countExecutions()).toBe(0);
     });
 
     it("throws SKILL_NOT_FOUND listing the available versions when no version satisfies the range", async () => {
@@ -40,7 +40,7 @@ describe("SkillExecutor", () => {
       expect(error.message).toContain("1.2.0");
       expect(error.data).toMatchObject({ name: "echo", range: "^2.0.0" });
       expect((error.data as { available: string[] }).available.sort()).toEqual(["1.0.0", "1.2.0"]);
-      expect(host.executor.countExecutions()).toBe(0);
+      expect(await host.executor.countExecutions()).toBe(0);
     });
 
     it("throws SKILL_REFERENCE_INVALID for a version range that is not semver", async () => {
@@ -49,7 +49,7 @@ describe("SkillExecutor", () => {
       host.executor.registerHandler("echo", (input) => input);
       const error = await rejection(host.executor.execute("echo@not-a-range", {}), "SKILL_REFERENCE_INVALID");
       expect(error.message).toContain("not-a-range");
-      expect(host.executor.countExecutions()).toBe(0);
+      expect(await host.executor.countExecutions()).toBe(0);
     });
 
     it("throws SKILL_NOT_FOUND for a skill owned by another caller", async () => {
@@ -59,7 +59,7 @@ describe("SkillExecutor", () => {
       await rejection(host.executor.execute("private", {}, { apiKeyId: "tenant-b" }), "SKILL_NOT_FOUND");
       const own = await host.executor.execute("private", {}, { apiKeyId: "tenant-a" });
       expect(own.status).toBe("success");
-      expect(host.executor.countExecutions()).toBe(1);
+      expect(await host.executor.countExecutions()).toBe(1);
     });
 
     it("throws SKILL_DISABLED for a disabled skill, records nothing, and runs it again once enabled", async () => {
@@ -74,7 +74,7 @@ describe("SkillExecutor", () => {
       expect(error.message).toContain("echo@1.0.0");
       expect(error.data).toEqual({ skillId: skill.id });
       expect(calls).toBe(0);
-      expect(host.executor.countExecutions()).toBe(0);
+      expect(await host.executor.countExecutions()).toBe(0);
 
       host.registry.setEnabledById(skill.id, true);
       const execution = await host.executor.execute("echo@1.0.0", {});
@@ -103,8 +103,8 @@ describe("SkillExecutor", () => {
       const host = newHost();
       register(host, { name: "echo" });
       let seenWhileRunning: SkillExecution | undefined;
-      host.executor.registerHandler("echo", (input: { msg: string }, ctx) => {
-        seenWhileRunning = host.executor.getExecution(ctx.executionId);
+      host.executor.registerHandler("echo", async (input: { msg: string }, ctx) => {
+        seenWhileRunning = await host.executor.getExecution(ctx.executionId);
         return { echoed: input.msg };
       });
       const execution = await host.executor.execute(
@@ -115,7 +115,7 @@ describe("SkillExecutor", () => {
       expect(seenWhileRunning?.status).toBe("running");
       expect(seenWhileRunning?.finishedAt).toBeNull();
       expect(execution.status).toBe("success");
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored).toMatchObject({
         id: execution.id,
         skillId: execution.skillId,
@@ -164,7 +164,7 @@ describe("SkillExecutor", () => {
       const execution = await host.executor.execute("echo", {});
       expect(execution.apiKeyId).toBe("public");
       expect(execution.sessionId).toBeNull();
-      expect(host.executor.getExecution(execution.id)?.apiKeyId).toBe("public");
+      expect((await host.executor.getExecution(execution.id))?.apiKeyId).toBe("public");
     });
 
     it("stores a marker for an output that cannot be serialised, while returning the real output", async () => {
@@ -176,7 +176,7 @@ describe("SkillExecutor", () => {
       const execution = await host.executor.execute("cyclic", {});
       expect(execution.status).toBe("success");
       expect(execution.output).toBe(cyclic);
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.status).toBe("success");
       expect(stored?.output).toMatch(/not serialisable/);
     });
@@ -211,7 +211,7 @@ describe("SkillExecutor", () => {
       await closing;
       const execution = await running;
       expect(execution.status).toBe("success");
-      expect(host.executor.getExecution(execution.id)?.status).toBe("success");
+      expect((await host.executor.getExecution(execution.id))?.status).toBe("success");
     });
   });
 
@@ -252,7 +252,7 @@ describe("SkillExecutor", () => {
         "minimum",
         "required",
       ]);
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.status).toBe("error");
       expect(stored?.error?.code).toBe("INPUT_INVALID");
       expect(stored?.input).toEqual({ count: 0, extra: true });
@@ -297,7 +297,7 @@ describe("SkillExecutor", () => {
       expect(execution.output).toBeNull();
       expect(execution.error?.code).toBe("OUTPUT_INVALID");
       expect(execution.error?.message).toContain("output/echoed must be string");
-      expect(host.executor.getExecution(execution.id)?.output).toBeNull();
+      expect((await host.executor.getExecution(execution.id))?.output).toBeNull();
     });
   });
 
@@ -310,7 +310,7 @@ describe("SkillExecutor", () => {
       expect(execution.error?.code).toBe("HANDLER_NOT_FOUND");
       expect(execution.error?.message).toContain("nobodyRegisteredThis");
       expect(execution.attempts).toBe(1);
-      expect(host.executor.getExecution(execution.id)?.error?.code).toBe("HANDLER_NOT_FOUND");
+      expect((await host.executor.getExecution(execution.id))?.error?.code).toBe("HANDLER_NOT_FOUND");
     });
 
     it("fails with RUNTIME_NOT_FOUND, without retrying, when the skill asks for a runtime the executor lacks", async () => {
@@ -372,7 +372,7 @@ describe("SkillExecutor", () => {
       expect(execution.error?.code).toBe("HANDLER_ERROR");
       expect(execution.error?.message).toBe("broken@1.0.0: cannot read property of undefined");
       expect(execution.error?.data).toMatchObject({ name: "TypeError" });
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.error).toMatchObject({
         code: "HANDLER_ERROR",
         message: "broken@1.0.0: cannot read property of undefined",
@@ -416,7 +416,7 @@ describe("SkillExecutor", () => {
         message: "GitHub rate limit reached",
         data: { retryAfter: 60 },
       });
-      expect(host.executor.getExecution(execution.id)?.error).toEqual(execution.error);
+      expect((await host.executor.getExecution(execution.id))?.error).toEqual(execution.error);
     });
   });
 
@@ -441,7 +441,7 @@ describe("SkillExecutor", () => {
       expect(elapsed).toBeLessThan(60 + 2_000);
       expect(signal?.aborted).toBe(true);
       expect((signal?.reason as SkillboxError | undefined)?.code).toBe("TIMEOUT");
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.status).toBe("timeout");
       expect(stored?.error?.code).toBe("TIMEOUT");
       expect(stored?.duration).toBeGreaterThanOrEqual(55);
@@ -466,7 +466,7 @@ describe("SkillExecutor", () => {
       expect(execution.output).toBeNull();
       await finished.promise;
       expect(abortedWhenFinishing).toBe(true);
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.status).toBe("timeout");
       expect(stored?.output).toBeNull();
       expect(execution.output).toBeNull();
@@ -485,7 +485,7 @@ describe("SkillExecutor", () => {
       expect(execution.status).toBe("timeout");
       await finished.promise;
       await new Promise((resolve) => setImmediate(resolve));
-      expect(host.executor.getExecution(execution.id)?.error?.code).toBe("TIMEOUT");
+      expect((await host.executor.getExecution(execution.id))?.error?.code).toBe("TIMEOUT");
     });
 
     it("uses the skill's timeoutMs when the call sets none", async () => {
@@ -573,7 +573,7 @@ describe("SkillExecutor", () => {
       expect(execution.attempts).toBeLessThan(50);
       expect(calls).toBe(execution.attempts);
       expect(elapsed).toBeLessThan(150 + 2_000);
-      expect(host.executor.getExecution(execution.id)?.attempts).toBe(execution.attempts);
+      expect((await host.executor.getExecution(execution.id))?.attempts).toBe(execution.attempts);
     });
 
     it("stops retrying fast failures once the next backoff would pass totalTimeoutMs", async () => {
@@ -625,7 +625,7 @@ describe("SkillExecutor", () => {
       expect(execution.output).toBe("fresh");
       expect(execution.attempts).toBe(2);
       await staleFinished.promise;
-      expect(host.executor.getExecution(execution.id)?.output).toBe("fresh");
+      expect((await host.executor.getExecution(execution.id))?.output).toBe("fresh");
     });
   });
 
@@ -650,7 +650,10 @@ describe("SkillExecutor", () => {
       // 5 ms before the second attempt, 10 ms before the third (backoffCoefficient 2 by default).
       expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(4);
       expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(9);
-      expect(host.executor.getExecution(execution.id)).toMatchObject({ status: "success", attempts: 3 });
+      expect(await host.executor.getExecution(execution.id)).toMatchObject({
+        status: "success",
+        attempts: 3,
+      });
     });
 
     it("gives up after maxAttempts and records the last error", async () => {
@@ -666,7 +669,7 @@ describe("SkillExecutor", () => {
       expect(execution.status).toBe("error");
       expect(execution.attempts).toBe(3);
       expect(execution.error?.message).toContain("attempt 3 failed");
-      expect(host.executor.getExecution(execution.id)?.attempts).toBe(3);
+      expect((await host.executor.getExecution(execution.id))?.attempts).toBe(3);
     });
 
     it("accepts the reference's maxRetries as retries after the first attempt", async () => {
@@ -724,7 +727,7 @@ describe("SkillExecutor", () => {
       expect(execution.attempts).toBe(1);
       expect(execution.status).toBe(status);
       expect(execution.error?.code).toBe(code);
-      expect(host.executor.getExecution(execution.id)?.status).toBe(status);
+      expect((await host.executor.getExecution(execution.id))?.status).toBe(status);
     });
 
     it("retries custom codes unless the policy lists them in nonRetryableCodes", async () => {
@@ -790,7 +793,7 @@ describe("SkillExecutor", () => {
       expect(execution.attempts).toBe(1);
       expect(handlerSignal.aborted).toBe(true);
       expect((handlerSignal.reason as SkillboxError).code).toBe("CANCELLED");
-      expect(host.executor.getExecution(execution.id)?.status).toBe("cancelled");
+      expect((await host.executor.getExecution(execution.id))?.status).toBe("cancelled");
     });
 
     it("cancels during a retry backoff without starting another attempt", async () => {
@@ -828,7 +831,7 @@ describe("SkillExecutor", () => {
       expect(execution.status).toBe("cancelled");
       expect(execution.error?.code).toBe("CANCELLED");
       expect(execution.attempts).toBe(1);
-      expect(host.executor.getExecution(execution.id)?.status).toBe("cancelled");
+      expect((await host.executor.getExecution(execution.id))?.status).toBe("cancelled");
     });
 
     it("records a call whose signal is already aborted as cancelled without running the handler", async () => {
@@ -842,7 +845,7 @@ describe("SkillExecutor", () => {
       const execution = await host.executor.execute("echo", {}, { signal: AbortSignal.abort() });
       expect(calls).toBe(0);
       expect(execution.status).toBe("cancelled");
-      expect(host.executor.getExecution(execution.id)?.status).toBe("cancelled");
+      expect((await host.executor.getExecution(execution.id))?.status).toBe("cancelled");
     });
   });
 
@@ -870,7 +873,7 @@ describe("SkillExecutor", () => {
       expect(second.status).toBe("success");
       expect(second.output).toEqual({ charged: 10, call: 1 });
       expect(second.idempotencyKey).toBe("order-1");
-      expect(host.executor.countExecutions()).toBe(1);
+      expect(await host.executor.countExecutions()).toBe(1);
     });
 
     it("returns a stored failure too, without retrying it", async () => {
@@ -900,7 +903,7 @@ describe("SkillExecutor", () => {
       expect(b.id).not.toBe(a.id);
       expect(a.output).toBe(1);
       expect(b.output).toBe(2);
-      expect(host.executor.countExecutions()).toBe(2);
+      expect(await host.executor.countExecutions()).toBe(2);
     });
 
     it("runs the handler once for concurrent duplicates with the same key", async () => {
@@ -926,7 +929,7 @@ describe("SkillExecutor", () => {
         expect(execution.status).toBe("success");
         expect(execution.output).toBe("charged once");
       }
-      expect(host.executor.countExecutions()).toBe(1);
+      expect(await host.executor.countExecutions()).toBe(1);
     });
 
     it("throws IDEMPOTENCY_CONFLICT when the key was used for another skill", async () => {
@@ -944,7 +947,7 @@ describe("SkillExecutor", () => {
       expect(error.message).toContain("k-1");
       expect(error.data).toEqual({ executionId: first.id });
       expect(refunds).toBe(0);
-      expect(host.executor.countExecutions()).toBe(1);
+      expect(await host.executor.countExecutions()).toBe(1);
     });
 
     it("throws IDEMPOTENCY_CONFLICT for another skill while the first is still in flight", async () => {
@@ -1012,7 +1015,7 @@ describe("SkillExecutor", () => {
       const outer = await host.executor.execute("outer", { n: 20 }, { apiKeyId: "me", sessionId: "s" });
       expect(outer.status).toBe("success");
       expect(outer.output).toBe(41);
-      const children = host.executor.listExecutions({ parentExecutionId: outer.id });
+      const children = await host.executor.listExecutions({ parentExecutionId: outer.id });
       expect(children).toHaveLength(1);
       expect(children[0]).toMatchObject({
         skillName: "inner",
@@ -1023,7 +1026,7 @@ describe("SkillExecutor", () => {
         output: 40,
         status: "success",
       });
-      expect(host.executor.getExecution(outer.id)?.parentExecutionId).toBeNull();
+      expect((await host.executor.getExecution(outer.id))?.parentExecutionId).toBeNull();
     });
 
     it("propagates the nested failure's code to the parent", async () => {
@@ -1038,7 +1041,7 @@ describe("SkillExecutor", () => {
       expect(outer.status).toBe("error");
       expect(outer.error?.code).toBe("RATE_LIMITED");
       expect(outer.error?.message).toBe("inner is rate limited");
-      const [inner] = host.executor.listExecutions({ skill: "inner" });
+      const [inner] = await host.executor.listExecutions({ skill: "inner" });
       expect(inner?.parentExecutionId).toBe(outer.id);
       expect(inner?.error?.code).toBe("RATE_LIMITED");
       expect(outer.error?.data).toMatchObject({ executionId: inner?.id });
@@ -1051,7 +1054,7 @@ describe("SkillExecutor", () => {
       const outer = await host.executor.execute("outer", {});
       expect(outer.status).toBe("error");
       expect(outer.error?.code).toBe("SKILL_NOT_FOUND");
-      expect(host.executor.countExecutions()).toBe(1);
+      expect(await host.executor.countExecutions()).toBe(1);
     });
 
     it("lets the parent catch a nested failure and carry on", async () => {
@@ -1085,7 +1088,7 @@ describe("SkillExecutor", () => {
       expect(outer.status).toBe("timeout");
       expect((await innerSignal.promise).aborted).toBe(true);
       await host.executor.close();
-      const [inner] = host.executor.listExecutions({ skill: "inner" });
+      const [inner] = await host.executor.listExecutions({ skill: "inner" });
       expect(inner?.status).toBe("cancelled");
       expect(inner?.parentExecutionId).toBe(outer.id);
     });
@@ -1102,8 +1105,8 @@ describe("SkillExecutor", () => {
       expect(root.status).toBe("error");
       expect(root.error?.code).toBe("CALL_DEPTH_EXCEEDED");
       expect(calls).toBe(4);
-      expect(host.executor.countExecutions()).toBe(4);
-      const rows = host.executor.listExecutions({ skill: "recurse" });
+      expect(await host.executor.countExecutions()).toBe(4);
+      const rows = await host.executor.listExecutions({ skill: "recurse" });
       expect(rows.every((row) => row.status === "error" && row.error?.code === "CALL_DEPTH_EXCEEDED")).toBe(
         true,
       );
@@ -1124,7 +1127,7 @@ describe("SkillExecutor", () => {
       );
       const root = await host.executor.execute("recurse", { depth: 0 });
       expect(root.error?.code).toBe("CALL_DEPTH_EXCEEDED");
-      expect(host.executor.countExecutions()).toBe(17);
+      expect(await host.executor.countExecutions()).toBe(17);
     });
   });
 
@@ -1133,15 +1136,18 @@ describe("SkillExecutor", () => {
       const host = newHost();
       register(host, { name: "echo" });
       host.executor.registerHandler("echo", (input) => input);
-      const started: { event: SkillExecution; stored: SkillExecution | undefined }[] = [];
-      const finished: { event: SkillExecution; stored: SkillExecution | undefined }[] = [];
-      host.executor.on("started", (execution) =>
-        started.push({ event: execution, stored: host.executor.getExecution(execution.id) }),
-      );
-      host.executor.on("finished", (execution) =>
-        finished.push({ event: execution, stored: host.executor.getExecution(execution.id) }),
-      );
+      type Seen = { event: SkillExecution; stored: SkillExecution | undefined };
+      const startedReads: Promise<Seen>[] = [];
+      const finishedReads: Promise<Seen>[] = [];
+      // Each read starts inside the listener: what it answers is the row as it stood at the emit.
+      const readBack = (reads: Promise<Seen>[]) => (execution: SkillExecution) => {
+        reads.push(host.executor.getExecution(execution.id).then((stored) => ({ event: execution, stored })));
+      };
+      host.executor.on("started", readBack(startedReads));
+      host.executor.on("finished", readBack(finishedReads));
       const execution = await host.executor.execute("echo", { a: 1 }, { apiKeyId: "me" });
+      const started = await Promise.all(startedReads);
+      const finished = await Promise.all(finishedReads);
       expect(started).toHaveLength(1);
       expect(started[0]!.event).toMatchObject({
         id: execution.id,
@@ -1217,7 +1223,7 @@ describe("SkillExecutor", () => {
       });
       const execution = await host.executor.execute("echo", { a: 1 });
       expect(execution.status).toBe("success");
-      expect(host.executor.getExecution(execution.id)?.status).toBe("success");
+      expect((await host.executor.getExecution(execution.id))?.status).toBe("success");
       expect(errors).toEqual(['A "started" listener threw']);
     });
 
@@ -1243,7 +1249,7 @@ describe("SkillExecutor", () => {
       expect(caught?.code).toBe("INPUT_INVALID");
       const data = caught?.data as { executionId: string; details: unknown };
       expect(Array.isArray(data.details)).toBe(true);
-      expect(host.executor.getExecution(data.executionId)?.error?.code).toBe("INPUT_INVALID");
+      expect((await host.executor.getExecution(data.executionId))?.error?.code).toBe("INPUT_INVALID");
     });
 
     // Ids were minted from pooled random bytes, which turned off uuid's in-millisecond ordering.
@@ -1279,45 +1285,47 @@ describe("SkillExecutor", () => {
     it("lists newest first and filters by owner, skill, status and since", async () => {
       const host = newHost();
       const { late, since } = await seed(host);
-      const all = host.executor.listExecutions();
+      const all = await host.executor.listExecutions();
       expect(all).toHaveLength(9);
       expect(all[0]!.id).toBe(late[1]!.id);
       expect(all.map((execution) => Date.parse(execution.createdAt))).toEqual(
         [...all.map((execution) => Date.parse(execution.createdAt))].sort((x, y) => y - x),
       );
 
-      const ownedByA = host.executor.listExecutions({ owner: "a" });
+      const ownedByA = await host.executor.listExecutions({ owner: "a" });
       expect(ownedByA).toHaveLength(5);
       expect(ownedByA.every((execution) => execution.apiKeyId === "a")).toBe(true);
 
-      const beta = host.executor.listExecutions({ skill: "beta" });
+      const beta = await host.executor.listExecutions({ skill: "beta" });
       expect(beta.map((execution) => execution.input)).toEqual([{ n: 3 }, { n: 2 }, { n: 1 }, { n: 0 }]);
 
-      const failed = host.executor.listExecutions({ status: "error" });
+      const failed = await host.executor.listExecutions({ status: "error" });
       expect(failed).toHaveLength(2);
       expect(failed.every((execution) => execution.skillName === "beta")).toBe(true);
-      expect(host.executor.listExecutions({ status: ["error", "success"] })).toHaveLength(9);
-      expect(host.executor.listExecutions({ status: [] })).toHaveLength(0);
+      expect(await host.executor.listExecutions({ status: ["error", "success"] })).toHaveLength(9);
+      expect(await host.executor.listExecutions({ status: [] })).toHaveLength(0);
 
-      const recent = host.executor.listExecutions({ since });
+      const recent = await host.executor.listExecutions({ since });
       expect(recent.map((execution) => execution.id)).toEqual([late[1]!.id, late[0]!.id]);
-      expect(host.executor.listExecutions({ since: since.toISOString() })).toHaveLength(2);
-      expect(host.executor.listExecutions({ since: since.getTime() })).toHaveLength(2);
+      expect(await host.executor.listExecutions({ since: since.toISOString() })).toHaveLength(2);
+      expect(await host.executor.listExecutions({ since: since.getTime() })).toHaveLength(2);
 
-      expect(host.executor.listExecutions({ owner: "b", skill: "beta", status: "success" })).toHaveLength(2);
-      expect(host.executor.listExecutions({ owner: "a", skill: "beta" })).toHaveLength(0);
+      expect(
+        await host.executor.listExecutions({ owner: "b", skill: "beta", status: "success" }),
+      ).toHaveLength(2);
+      expect(await host.executor.listExecutions({ owner: "a", skill: "beta" })).toHaveLength(0);
     });
 
     it("paginates with limit and offset", async () => {
       const host = newHost();
       await seed(host);
-      const alpha = host.executor.listExecutions({ skill: "alpha" });
+      const alpha = await host.executor.listExecutions({ skill: "alpha" });
       expect(alpha.map((execution) => (execution.input as { n: number }).n)).toEqual([4, 3, 2, 1, 0]);
-      const page = host.executor.listExecutions({ skill: "alpha", limit: 2, offset: 1 });
+      const page = await host.executor.listExecutions({ skill: "alpha", limit: 2, offset: 1 });
       expect(page.map((execution) => (execution.input as { n: number }).n)).toEqual([3, 2]);
-      const last = host.executor.listExecutions({ skill: "alpha", limit: 2, offset: 4 });
+      const last = await host.executor.listExecutions({ skill: "alpha", limit: 2, offset: 4 });
       expect(last.map((execution) => (execution.input as { n: number }).n)).toEqual([0]);
-      expect(host.executor.listExecutions({ skill: "alpha", offset: 10 })).toEqual([]);
+      expect(await host.executor.listExecutions({ skill: "alpha", offset: 10 })).toEqual([]);
     });
 
     it("orders executions started within the same millisecond newest first", async () => {
@@ -1330,16 +1338,16 @@ describe("SkillExecutor", () => {
         (execution, index) => index > 0 && execution.createdAt === executions[index - 1]!.createdAt,
       ).length;
       expect(sameMillisecond).toBeGreaterThan(0);
-      const listed = host.executor.listExecutions({ skill: "tick", limit: 100 });
+      const listed = await host.executor.listExecutions({ skill: "tick", limit: 100 });
       expect(listed.map((execution) => (execution.input as { n: number }).n)).toEqual(
         Array.from({ length: 40 }, (_, index) => 39 - index),
       );
     });
 
-    it("rejects a since that is not a date with INPUT_INVALID", () => {
+    it("rejects a since that is not a date with INPUT_INVALID", async () => {
       const host = newHost();
       try {
-        host.executor.listExecutions({ since: "yesterday-ish" });
+        await host.executor.listExecutions({ since: "yesterday-ish" });
         expect.unreachable();
       } catch (error) {
         expect((error as SkillboxError).code).toBe("INPUT_INVALID");
@@ -1356,16 +1364,16 @@ describe("SkillExecutor", () => {
       host.executor.registerHandler("beta", () => {
         throw new Error("b");
       });
-      expect(host.executor.countExecutions()).toBe(0);
+      expect(await host.executor.countExecutions()).toBe(0);
       for (let index = 0; index < 4; index++) await host.executor.execute("alpha", {}, { apiKeyId: "x" });
       for (let index = 0; index < 3; index++) await host.executor.execute("beta", {}, { apiKeyId: "y" });
-      expect(host.executor.countExecutions()).toBe(7);
-      expect(host.executor.countExecutions({ owner: "x" })).toBe(4);
-      expect(host.executor.countExecutions({ skill: "beta" })).toBe(3);
-      expect(host.executor.countExecutions({ status: "error" })).toBe(3);
-      expect(host.executor.countExecutions({ status: "success", owner: "y" })).toBe(0);
-      expect(host.executor.countExecutions({ limit: 1, offset: 5 })).toBe(7);
-      expect(host.executor.countExecutions({ since: Date.now() + 60_000 })).toBe(0);
+      expect(await host.executor.countExecutions()).toBe(7);
+      expect(await host.executor.countExecutions({ owner: "x" })).toBe(4);
+      expect(await host.executor.countExecutions({ skill: "beta" })).toBe(3);
+      expect(await host.executor.countExecutions({ status: "error" })).toBe(3);
+      expect(await host.executor.countExecutions({ status: "success", owner: "y" })).toBe(0);
+      expect(await host.executor.countExecutions({ limit: 1, offset: 5 })).toBe(7);
+      expect(await host.executor.countExecutions({ since: Date.now() + 60_000 })).toBe(0);
     });
   });
 });

@@ -35,11 +35,10 @@ describe("SkillExecutor.skillStats", () => {
     }
     await host.executor.execute("work@2.0.0", {});
 
-    const { window, skills } = host.executor.skillStats();
+    const { window, skills } = await host.executor.skillStats();
 
     expect(window).toEqual({ executions: 1000, since: null });
-    const durations = host.executor
-      .listExecutions({ skill: "work", limit: 1000 })
+    const durations = (await host.executor.listExecutions({ skill: "work", limit: 1000 }))
       .filter((execution) => execution.skillVersion === "1.0.0")
       .map((execution) => execution.duration as number);
     expect(durations).toHaveLength(17);
@@ -71,9 +70,9 @@ describe("SkillExecutor.skillStats", () => {
       await host.executor.execute("work@1.0.0", { fail: true }, { apiKeyId: "bob" });
     }
 
-    const alice = host.executor.skillStats({ owner: "alice" }).skills;
-    const bob = host.executor.skillStats({ owner: "bob" }).skills;
-    const nobody = host.executor.skillStats().skills;
+    const alice = (await host.executor.skillStats({ owner: "alice" })).skills;
+    const bob = (await host.executor.skillStats({ owner: "bob" })).skills;
+    const nobody = (await host.executor.skillStats()).skills;
 
     expect(alice).toHaveLength(1);
     expect(alice[0]).toMatchObject({ executions: 1, statuses: { success: 1 }, successRate: 1 });
@@ -88,7 +87,7 @@ describe("SkillExecutor.skillStats", () => {
     for (let index = 0; index < 2; index++) await host.executor.execute("work@1.0.0", {});
     await host.executor.execute("other", {});
 
-    const lastThree = host.executor.skillStats({ window: 3 });
+    const lastThree = await host.executor.skillStats({ window: 3 });
     expect(lastThree.window.executions).toBe(3);
     expect(lastThree.skills.find((entry) => entry.skillName === "work")).toMatchObject({
       executions: 3,
@@ -96,16 +95,16 @@ describe("SkillExecutor.skillStats", () => {
     });
     expect(lastThree.skills.find((entry) => entry.skillName === "other")?.executions).toBe(1);
 
-    const onlyWork = host.executor.skillStats({ skills: ["work"] });
+    const onlyWork = await host.executor.skillStats({ skills: ["work"] });
     expect(onlyWork.skills.map((entry) => entry.skillName)).toEqual(["work"]);
     expect(onlyWork.skills[0]!.executions).toBe(7);
 
     // Rows created in the same millisecond as `between` count: the bound is inclusive.
-    const recent = host.executor.skillStats({ skills: ["work"], since: between });
+    const recent = await host.executor.skillStats({ skills: ["work"], since: between });
     expect(recent.window.since).toBe(between.toISOString());
     expect(recent.skills[0]!.executions).toBeGreaterThanOrEqual(2);
     expect(recent.skills[0]!.executions).toBeLessThan(7);
-    expect(host.executor.skillStats({ since: Date.now() + 60_000 }).skills).toEqual([]);
+    expect((await host.executor.skillStats({ since: Date.now() + 60_000 })).skills).toEqual([]);
   });
 
   it("shows an execution still under way in the window, outside the success rate", async () => {
@@ -130,7 +129,7 @@ describe("SkillExecutor.skillStats", () => {
     const running = host.executor.execute("slow", { hold: true });
     await started;
     // The running row is committed by the time the handler runs.
-    const during = host.executor.skillStats({ skills: ["slow"] }).skills[0];
+    const during = (await host.executor.skillStats({ skills: ["slow"] })).skills[0];
     release();
     await running;
 
@@ -138,26 +137,30 @@ describe("SkillExecutor.skillStats", () => {
     expect(during!.successRate).toBe(1);
   });
 
-  it("reads fewer executions per name when there are so many names that one query would read too many", () => {
+  it("reads fewer executions per name when there are so many names that one query would read too many", async () => {
     const host = newHost();
     const names = Array.from({ length: 401 }, (_, index) => `name-${index}`);
 
-    expect(host.executor.skillStats({ skills: names }).window.executions).toBe(Math.floor(200_000 / 401));
-    expect(host.executor.skillStats({ skills: names.slice(0, 10) }).window.executions).toBe(1000);
+    expect((await host.executor.skillStats({ skills: names })).window.executions).toBe(
+      Math.floor(200_000 / 401),
+    );
+    expect((await host.executor.skillStats({ skills: names.slice(0, 10) })).window.executions).toBe(1000);
   });
 
-  it("refuses a window out of range, naming the field", () => {
+  it("refuses a window out of range, naming the field", async () => {
     const host = newHost();
     for (const window of [0, 10_001, 1.5]) {
       let error: SkillboxError | undefined;
       try {
-        host.executor.skillStats({ window });
+        await host.executor.skillStats({ window });
       } catch (thrown) {
         error = thrown as SkillboxError;
       }
       expect(error?.code).toBe("INPUT_INVALID");
       expect(error?.message).toContain("`window`");
     }
-    expect(() => host.executor.skillStats({ since: "yesterday-ish" })).toThrow(/`since` must be a date/);
+    await expect(host.executor.skillStats({ since: "yesterday-ish" })).rejects.toThrow(
+      /`since` must be a date/,
+    );
   });
 });

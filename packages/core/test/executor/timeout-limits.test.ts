@@ -30,7 +30,7 @@ describe("SkillExecutor timeout limits", () => {
       "five-seconds@1.0.0 attempt 1 timed out after 200 ms (the skill's timeoutMs)",
     );
     expect(seen.map((reason) => reason.code)).toEqual(["TIMEOUT"]);
-    expect(host.executor.getExecution(execution.id)?.error?.message).toContain(
+    expect((await host.executor.getExecution(execution.id))?.error?.message).toContain(
       "200 ms (the skill's timeoutMs)",
     );
   }, 10_000);

@@ -363,7 +363,7 @@ describe("SkillExecutor", () => {
       expect(execution.status).toBe("success");
       expect(execution.output).toBe("cached");
       expect(execution.attempts).toBe(0);
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.status).toBe("success");
       expect(stored?.output).toBe("cached");
     });
@@ -418,7 +418,7 @@ describe("SkillExecutor", () => {
         message: "only admins may delete repositories",
         data: { rule: "admin" },
       });
-      const stored = host.executor.getExecution(denied.id);
+      const stored = await host.executor.getExecution(denied.id);
       expect(stored?.status).toBe("denied");
       expect(stored?.error?.code).toBe("DENIED");
 
@@ -470,7 +470,7 @@ describe("SkillExecutor", () => {
       host.executor.use({ name: "observer", order: 3, after: () => undefined });
       const execution = await host.executor.execute("number", {});
       expect(execution.output).toBe("<20>");
-      expect(host.executor.getExecution(execution.id)?.output).toBe("<20>");
+      expect((await host.executor.getExecution(execution.id))?.output).toBe("<20>");
     });
 
     it("validates the output after after hooks against the output schema", async () => {
@@ -507,7 +507,7 @@ describe("SkillExecutor", () => {
       expect(execution.status).toBe("success");
       expect(execution.error).toBeNull();
       expect(execution.output).toEqual({ temperature: null, stale: true });
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.status).toBe("success");
       expect(stored?.error).toBeNull();
       expect(stored?.output).toEqual({ temperature: null, stale: true });
@@ -568,10 +568,10 @@ describe("SkillExecutor", () => {
       expect(handlerInput).toEqual({ user: "ada", password: "hunter2" });
       expect(execution.output).toEqual({ user: "ada", token: "secret-token" });
       expect(execution.input).toEqual({ user: "ada", password: "hunter2" });
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(stored?.input).toEqual({ user: "ada", password: "[redacted]" });
       expect(stored?.output).toEqual({ user: "ada", token: "[redacted]" });
-      const listed = host.executor.listExecutions({ skill: "login" });
+      const listed = await host.executor.listExecutions({ skill: "login" });
       expect(JSON.stringify(listed)).not.toContain("hunter2");
       expect(JSON.stringify(listed)).not.toContain("secret-token");
     });
@@ -588,7 +588,7 @@ describe("SkillExecutor", () => {
       });
       const execution = await host.executor.execute("login", { password: "hunter2" });
       expect(execution.status).toBe("error");
-      expect(host.executor.getExecution(execution.id)?.input).toBe("[redacted]");
+      expect((await host.executor.getExecution(execution.id))?.input).toBe("[redacted]");
     });
 
     it("stores a marker instead of the raw value when an audit hook throws", async () => {
@@ -604,7 +604,7 @@ describe("SkillExecutor", () => {
       const execution = await host.executor.execute("login", { password: "hunter2" });
       expect(execution.status).toBe("success");
       expect(execution.output).toEqual({ token: "secret-token" });
-      const stored = host.executor.getExecution(execution.id);
+      const stored = await host.executor.getExecution(execution.id);
       expect(JSON.stringify(stored)).not.toContain("hunter2");
       expect(JSON.stringify(stored)).not.toContain("secret-token");
       expect(stored?.input).toContain("clumsy-redactor");
@@ -685,7 +685,7 @@ describe("SkillExecutor", () => {
       expect(failed.error?.message).toContain("buggy-plugin");
       expect(failed.error?.message).toContain("cannot read properties of undefined");
       expect(failed.error?.data).toEqual({ interceptor: "buggy-plugin", hook: "before" });
-      expect(host.executor.getExecution(failed.id)?.error?.code).toBe("INTERCEPTOR_FAILED");
+      expect((await host.executor.getExecution(failed.id))?.error?.code).toBe("INTERCEPTOR_FAILED");
 
       const next = await host.executor.execute("echo", {});
       expect(next.status).toBe("success");

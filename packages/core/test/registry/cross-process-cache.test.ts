@@ -236,7 +236,7 @@ describe("SkillRegistry", () => {
 
       // The foreign commit is visible on this connection...
       expect(host.database.pragma("data_version", { simple: true })).not.toBe(dataVersionBefore);
-      expect(host.executor.countExecutions()).toBe(1);
+      expect(await host.executor.countExecutions()).toBe(1);
       // ...but it did not touch `skills`, so the registry keeps its cache.
       expect(host.registry.resolveVersion("x")?.version).toBe("1.0.0");
       expect(host.registry.getSkill("x")?.version).toBe("1.0.0");

@@ -29,6 +29,9 @@ describe("ctx.progress of a worker skill through the executor", () => {
     expect(execution.status).toBe("success");
     expect(execution.output).toEqual({ approval: null });
     expect(execution.progress).toMatchObject({ progress: 3, total: 3, message: "step 3" });
-    expect(host.executor.getExecution(execution.id)?.progress).toMatchObject({ progress: 3, total: 3 });
+    expect((await host.executor.getExecution(execution.id))?.progress).toMatchObject({
+      progress: 3,
+      total: 3,
+    });
   });
 });

@@ -84,7 +84,7 @@ describe("worker runtime under faults", () => {
         expect(next.error).toBeNull();
         expect(next.status).toBe("success");
         expect(next.output).toEqual({ answer: "mine, tenant-b", threadId: first.output.threadId });
-        expect(JSON.stringify(host.executor.getExecution(next.id))).not.toContain("late failure");
+        expect(JSON.stringify(await host.executor.getExecution(next.id))).not.toContain("late failure");
         // The host log has it, with the execution it came from.
         const logged = logger.entries.filter((entry) =>
           JSON.stringify(entry).includes("late failure of tenant-a"),
@@ -153,7 +153,7 @@ describe("worker runtime under faults", () => {
       // retires that thread: the thread refuses it and it runs on the replacement.
       const steady = host.executor.execute("steady", { fired, tenant: "b" });
       await waitFor(
-        () => host.executor.countExecutions({ skill: "steady", status: "running" }) === 1,
+        async () => (await host.executor.countExecutions({ skill: "steady", status: "running" })) === 1,
         "the steady execution to start",
       );
       const queued = host.executor.execute("queued", { log: queuedLog });
@@ -317,7 +317,9 @@ describe("worker runtime under faults", () => {
           expect(execution.error).toBeNull();
           expect(execution.output).toEqual({ n, doubled: n * 2 });
         }
-        expect(host.executor.countExecutions({ skill: "child", status: "success" })).toBe(maxThreads + 1);
+        expect(await host.executor.countExecutions({ skill: "child", status: "success" })).toBe(
+          maxThreads + 1,
+        );
       });
     }
 
@@ -337,7 +339,7 @@ describe("worker runtime under faults", () => {
 
       expect(execution.error).toBeNull();
       expect(execution.output).toEqual({ level: 3 });
-      expect(host.executor.countExecutions({ skill: "descend", status: "success" })).toBe(4);
+      expect(await host.executor.countExecutions({ skill: "descend", status: "success" })).toBe(4);
       await waitFor(() => runtime.threadCount() === 1, "the nested pools' idle threads to exit");
       expect(runtime.threadCount()).toBe(1);
     });
@@ -357,8 +359,8 @@ describe("worker runtime under faults", () => {
       expect(execution.status).toBe("error");
       expect(execution.error?.code).toBe("CALL_DEPTH_EXCEEDED");
       // The top level and three nested levels ran; the fourth was refused.
-      expect(host.executor.countExecutions({ skill: "recurse" })).toBe(4);
-      expect(host.executor.countExecutions({ skill: "recurse", status: "timeout" })).toBe(0);
+      expect(await host.executor.countExecutions({ skill: "recurse" })).toBe(4);
+      expect(await host.executor.countExecutions({ skill: "recurse", status: "timeout" })).toBe(0);
     });
   });
 });

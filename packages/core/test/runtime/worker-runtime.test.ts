@@ -66,7 +66,7 @@ describe("worker runtime", () => {
       expect(execution.status).toBe("success");
       expect(execution.output).toMatchObject({ echoed: "hi", isMainThread: false });
       expect(execution.output.threadId).toBeGreaterThan(0);
-      expect(host.executor.getExecution(execution.id)).toMatchObject({
+      expect(await host.executor.getExecution(execution.id)).toMatchObject({
         status: "success",
         skillName: "echo",
         apiKeyId: "user-1",
@@ -264,7 +264,7 @@ describe("worker runtime", () => {
         message: "card 4242 was declined",
         data: { card: "4242", reason: { kind: "insufficient-funds", retryAfter: null } },
       });
-      expect(host.executor.getExecution(execution.id)?.error).toEqual(execution.error);
+      expect((await host.executor.getExecution(execution.id))?.error).toEqual(execution.error);
     });
 
     it("keeps retryable: false of a SkillboxError thrown in the worker (no retry)", async () => {
@@ -376,7 +376,7 @@ describe("worker runtime", () => {
       expect(spun.error?.message).toContain("spin@1.0.0");
       expect(spun.duration).toBeGreaterThanOrEqual(250);
       expect(spun.duration).toBeLessThan(5_000);
-      expect(host.executor.getExecution(spun.id)?.status).toBe("timeout");
+      expect((await host.executor.getExecution(spun.id))?.status).toBe("timeout");
       // The loop ran on the pool's only thread, the one that answered before.
       expect(Number(readFileSync(marker, "utf8"))).toBe(before.output);
       // Terminated and removed from the pool (minThreads is 0, so nothing replaced it yet).
@@ -418,7 +418,7 @@ describe("worker runtime", () => {
       expect(cancelled.status).toBe("cancelled");
       expect(cancelled.error?.code).toBe("CANCELLED");
       expect(cancelled.duration).toBeLessThan(10_000);
-      expect(host.executor.getExecution(cancelled.id)?.status).toBe("cancelled");
+      expect((await host.executor.getExecution(cancelled.id))?.status).toBe("cancelled");
       const next = await host.executor.execute("which-thread", {}, { timeoutMs: 10_000 });
       expect(next.status).toBe("success");
       expect(next.output).not.toBe(Number(readFileSync(marker, "utf8")));
@@ -438,7 +438,7 @@ describe("worker runtime", () => {
         { signal: controller.signal },
       );
       await waitFor(
-        () => host.executor.countExecutions({ skill: "hold", status: "running" }) === 2,
+        async () => (await host.executor.countExecutions({ skill: "hold", status: "running" })) === 2,
         "the second execution to be queued",
       );
       controller.abort();
@@ -481,7 +481,7 @@ describe("worker runtime", () => {
       expect(execution.error?.message).toContain("64 MiB");
       expect(execution.error?.message).toContain("memoryMb");
       expect(execution.attempts).toBe(1);
-      expect(host.executor.getExecution(execution.id)?.error?.code).toBe("OUT_OF_MEMORY");
+      expect((await host.executor.getExecution(execution.id))?.error?.code).toBe("OUT_OF_MEMORY");
       // The host is alive and the pool of that limit serves the next task.
       expect((await host.executor.execute("small", {})).status).toBe("success");
       expect((await host.executor.execute("inline-echo", { still: "alive" })).output).toEqual({
@@ -538,7 +538,7 @@ describe("worker runtime", () => {
       expect(third.error?.message).toMatch(/running/);
       expect(third.error?.message).toMatch(/waiting/);
       expect(third.error?.message).toContain("try again later");
-      expect(host.executor.getExecution(third.id)?.error?.code).toBe("BUSY");
+      expect((await host.executor.getExecution(third.id))?.error?.code).toBe("BUSY");
       // Another skill is not held back by this one's limit: the pool's second thread serves it.
       expect((await host.executor.execute("which-thread", {})).status).toBe("success");
 
@@ -584,7 +584,7 @@ describe("worker runtime", () => {
         { signal: controller.signal },
       );
       await waitFor(
-        () => host.executor.countExecutions({ skill: "hold", status: "running" }) === 2,
+        async () => (await host.executor.countExecutions({ skill: "hold", status: "running" })) === 2,
         "the second execution to be queued",
       );
       controller.abort();
@@ -597,7 +597,8 @@ describe("worker runtime", () => {
         nextSettled = true;
       });
       await waitFor(
-        () => nextSettled || host.executor.countExecutions({ skill: "hold", status: "running" }) === 2,
+        async () =>
+          nextSettled || (await host.executor.countExecutions({ skill: "hold", status: "running" })) === 2,
         "the next execution to be queued or to fail",
       );
       writeFileSync(release, "");
@@ -624,7 +625,7 @@ describe("worker runtime", () => {
       expect(execution.status).toBe("success");
       expect(execution.output).toEqual({ succeededOn: 3 });
       expect(execution.attempts).toBe(3);
-      expect(host.executor.getExecution(execution.id)?.attempts).toBe(3);
+      expect((await host.executor.getExecution(execution.id))?.attempts).toBe(3);
     });
 
     it("gives up after maxAttempts and records the last error", async () => {
@@ -774,7 +775,7 @@ describe("worker runtime", () => {
       );
       expect(new Set(concurrent.map((execution: SkillExecution) => execution.id)).size).toBe(1);
       expect(linesOf(log)).toEqual(["10", "20"]);
-      expect(host.executor.countExecutions({ skill: "charge" })).toBe(2);
+      expect(await host.executor.countExecutions({ skill: "charge" })).toBe(2);
     });
   });
 
@@ -818,7 +819,7 @@ describe("worker runtime", () => {
       expect(execution.output.doubled).toBe(42);
       expect(execution.output.undeclared.code).toBe("UNDECLARED_DEPENDENCY");
       expect(execution.output.undeclared.message).toContain("requires");
-      const nested = host.executor.listExecutions({ parentExecutionId: execution.id });
+      const nested = await host.executor.listExecutions({ parentExecutionId: execution.id });
       expect(nested).toHaveLength(1);
       expect(nested[0]).toMatchObject({
         skillName: "double",
@@ -863,7 +864,7 @@ describe("worker runtime", () => {
       expect(execution.error?.code).toBe("UNDECLARED_DEPENDENCY");
       expect(execution.error?.message).toContain("requires");
       expect(execution.attempts).toBe(1);
-      expect(host.executor.listExecutions({ parentExecutionId: execution.id })).toEqual([]);
+      expect(await host.executor.listExecutions({ parentExecutionId: execution.id })).toEqual([]);
     });
   });
 

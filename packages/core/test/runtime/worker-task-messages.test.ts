@@ -60,7 +60,7 @@ describe("what a worker thread is told about a skill version", () => {
       ),
     );
     expect(again.map((execution) => execution.status)).toEqual(["success", "success", "success", "success"]);
-    expect(host.executor.countExecutions({ skill: "hold" })).toBe(6);
+    expect(await host.executor.countExecutions({ skill: "hold" })).toBe(6);
   });
 
   it("runs a skill registered again with the same code on the thread that ran it, keeping its module", async () => {

@@ -45,7 +45,7 @@ describe("execute_tool spans", () => {
     expect(execution.traceId).toBe(span.spanContext().traceId);
     expect(execution.spanId).toBe(span.spanContext().spanId);
     // The audit trail keeps the same ids.
-    expect(host.executor.getExecution(execution.id)).toMatchObject({
+    expect(await host.executor.getExecution(execution.id)).toMatchObject({
       traceId: execution.traceId,
       spanId: execution.spanId,
     });
@@ -245,7 +245,7 @@ describe("execute_tool spans", () => {
       await host.executor.submit("slow", {}),
     ]);
     submitter.end();
-    expect(host.executor.getExecution(queued!)?.status).toBe("queued");
+    expect((await host.executor.getExecution(queued!))?.status).toBe("queued");
     release();
     const [first, second] = await Promise.all([host.executor.wait(busy!), host.executor.wait(queued!)]);
     expect(second!.status).toBe("success");

@@ -27,8 +27,8 @@ export interface RegistrationContext {
 function durableFields(
   manifest: SkillPackage["manifest"],
   defined: DefinedSkill | undefined,
-): Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> {
-  const fields: Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent"> = {};
+): Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent" | "queue"> {
+  const fields: Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent" | "queue"> = {};
   const approval = manifest.approval ?? (defined?.approval === "required" ? "required" : undefined);
   if (approval !== undefined) fields.approval = approval;
   const approvalTimeoutMs = manifest.approvalTimeoutMs ?? defined?.approvalTimeoutMs;
@@ -37,6 +37,7 @@ function durableFields(
   if (concurrency !== undefined) fields.concurrency = concurrency;
   const idempotent = manifest.idempotent ?? defined?.idempotent;
   if (idempotent !== undefined) fields.idempotent = idempotent;
+  if (manifest.queue !== undefined) fields.queue = manifest.queue;
   return fields;
 }
 

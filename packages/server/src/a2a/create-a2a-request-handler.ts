@@ -152,7 +152,7 @@ class SkillboxRequestHandler extends DefaultRequestHandler {
       if (!isSkillboxError(error)) throw error;
       if (error.code === "EXECUTION_NOT_FOUND") throw new TaskNotFoundError(`Task not found: ${params.id}`);
       if (error.code !== "EXECUTION_FINISHED" && error.code !== "WAIT_TIMEOUT") throw error;
-      execution = this.executor.getExecution(executionId) ?? (await Promise.reject(error));
+      execution = (await this.executor.getExecution(executionId)) ?? (await Promise.reject(error));
     }
     if (execution.status !== "cancelled") {
       throw new TaskNotCancelableError(

@@ -63,7 +63,7 @@ export class ExecutionTaskStore implements TaskStore {
     const owner = ownerOfContext(context);
     const saving = this.inFlight.get(taskId);
     if (saving !== undefined && saving.owner === owner) return structuredClone(saving.task);
-    const execution = this.executor.getExecution(taskId);
+    const execution = await this.executor.getExecution(taskId);
     // Another owner's execution is "task not found": only the caller's unbacked tasks are left.
     return execution !== undefined && execution.apiKeyId === owner
       ? executionToTask(execution)
@@ -120,7 +120,7 @@ export class ExecutionTaskStore implements TaskStore {
     // Without a time filter one read is the page; with one, steps skip what it leaves out.
     while (!full && tasks.length < pageSize && !exhausted) {
       const limit = after === undefined ? pageSize - tasks.length : SCAN_STEP;
-      const executions = this.executor.listExecutions({ ...filters, limit, offset });
+      const executions = await this.executor.listExecutions({ ...filters, limit, offset });
       exhausted = executions.length < limit;
       for (const execution of executions) {
         const task = executionToTask(execution);
@@ -143,12 +143,13 @@ export class ExecutionTaskStore implements TaskStore {
     }
     // The task that did not fit is the next page's first; a short read left nothing after it.
     const more =
-      full || (!exhausted && this.executor.listExecutions({ ...filters, limit: 1, offset }).length > 0);
+      full ||
+      (!exhausted && (await this.executor.listExecutions({ ...filters, limit: 1, offset })).length > 0);
     return {
       tasks,
       nextPageToken: more ? Buffer.from(String(offset)).toString("base64url") : "",
       pageSize,
-      totalSize: this.executor.countExecutions(filters),
+      totalSize: await this.executor.countExecutions(filters),
     };
   }
 }

@@ -36,7 +36,7 @@ export async function* executionTaskUpdates(
 ): AsyncGenerator<TaskUpdate, void, undefined> {
   const events = executor.events(id, { apiKeyId: options.owner });
   try {
-    const current = executor.getExecution(id);
+    const current = await executor.getExecution(id);
     if (current === undefined || current.apiKeyId !== options.owner) return;
     const contextId = current.sessionId ?? id;
     let shown = options.shown;

@@ -92,7 +92,7 @@ export class SkillAgentExecutor implements AgentExecutor {
         });
     });
     try {
-      const submitted = this.executor.getExecution(id);
+      const submitted = await this.executor.getExecution(id);
       const publisher = new TaskEventPublisher(eventBus, id, contextId);
       publisher.submitted(
         { ...userMessage, taskId: id },

@@ -47,13 +47,13 @@ export function createExecutionEventStreams(
   executor: SkillExecutor,
   options: ExecutionEventsOptions = {},
   slots: EventStreamSlots = eventStreamSlotsOf(options),
-): (context: Context<HttpEnv>, id: string) => Response {
+): (context: Context<HttpEnv>, id: string) => Promise<Response> {
   const heartbeatIntervalMs = heartbeatIntervalOf(options);
 
-  return (context, id) => {
+  return async (context, id) => {
     const owner = context.get("owner");
     // Checked before the stream starts, so a missing or foreign id is a plain 404.
-    ownExecution(executor, id, owner);
+    await ownExecution(executor, id, owner);
     // EventSource reconnects whenever a stream closes; 204 is what makes it stop, and a client
     // that saw `finished` has nothing more to learn.
     if (context.req.header("last-event-id") === FINISHED_EVENT_ID) return context.body(null, 204);

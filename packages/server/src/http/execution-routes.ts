@@ -52,7 +52,7 @@ export function createExecutionRoutes({
   const routes = new Hono<HttpEnv>();
   const streamEvents = createExecutionEventStreams(executor, events, streamSlots);
 
-  routes.get("/", (context) => {
+  routes.get("/", async (context) => {
     const query = readQuery(context, listExecutionsQuerySchema);
     const filters: ExecutionFilters = {
       owner: context.get("owner"),
@@ -65,13 +65,15 @@ export function createExecutionRoutes({
     };
     // Summaries, not records: a page of full records of 1 MiB bodies was gigabytes of JSON built
     // in one synchronous turn. The bodies are at `/:id`.
-    const executions = executor.listExecutionSummaries({
-      ...filters,
-      limit: query.limit,
-      offset: query.offset,
-      maxBytes: LISTING_MAX_BYTES,
-    });
-    const total = executor.countExecutions(filters);
+    const [executions, total] = await Promise.all([
+      executor.listExecutionSummaries({
+        ...filters,
+        limit: query.limit,
+        offset: query.offset,
+        maxBytes: LISTING_MAX_BYTES,
+      }),
+      executor.countExecutions(filters),
+    ]);
     // A page cut short by its byte budget says where the next one starts.
     const next = query.offset + executions.length;
     const nextOffset = next < total ? next : null;
@@ -87,7 +89,7 @@ export function createExecutionRoutes({
     const execution =
       wait !== undefined && wait > 0
         ? await waitForExecution(executor, id, { owner, seconds: wait, signal: clientSignal(context) })
-        : ownExecution(executor, id, owner);
+        : await ownExecution(executor, id, owner);
     // The caller's view: the record's stack (host paths) stays in the audit trail.
     return context.json(toCallerExecution(execution));
   });

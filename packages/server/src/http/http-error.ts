@@ -43,6 +43,10 @@ const STATUS_BY_CODE = {
   TIMEOUT: 504,
   INTERCEPTOR_UNAVAILABLE: 503,
   DATABASE_ERROR: 503,
+  // A distributed host whose shared record or queue does not answer (or evicts): retry later.
+  STORE_UNAVAILABLE: 503,
+  QUEUE_UNAVAILABLE: 503,
+  QUEUE_EVICTING: 503,
   // Server faults: a configuration the host got wrong, or a failure of its own.
   API_KEYS_INVALID: 500,
   SERVER_CONFIG_INVALID: 500,
@@ -63,6 +67,10 @@ const STATUS_BY_CODE = {
   CALL_DEPTH_EXCEEDED: 500,
   UNDECLARED_DEPENDENCY: 500,
   INTERRUPTED: 500,
+  // Recorded outcomes of a distributed run: a queued execution past its deadline, and a worker
+  // with other code for the skill than the submitting host.
+  DEADLINE_EXCEEDED: 500,
+  SKILL_VERSION_MISMATCH: 500,
   // Recorded outcomes and internal signals, answered as records (a rejected execution is 200).
   APPROVAL_REJECTED: 500,
   APPROVAL_REQUIRED: 500,

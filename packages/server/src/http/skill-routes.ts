@@ -42,7 +42,7 @@ interface SkillRoutesOptions {
 }
 
 /** One entry of `SkillExecutor.skillStats` (core's `SkillStats`). */
-type SkillStats = ReturnType<SkillExecutor["skillStats"]>["skills"][number];
+type SkillStats = Awaited<ReturnType<SkillExecutor["skillStats"]>>["skills"][number];
 
 /** A skill's recent statistics in a listing with `?stats=1` (`SkillStats` without what the view says already). */
 type SkillStatsView = Omit<SkillStats, "skillId" | "skillName" | "skillVersion">;
@@ -62,13 +62,13 @@ export function createSkillRoutes({ registry, executor, loadErrors }: SkillRoute
   const viewOptions: SkillViewOptions = { loadErrors };
   const view = (skill: Skill) => toSkillView(skill, viewOptions);
 
-  routes.get("/", (context) => {
+  routes.get("/", async (context) => {
     const query = readQuery(context, listSkillsWithStatsQuerySchema);
     const owner = context.get("owner");
     const skills = registry.list(owner);
     const views: SkillView[] = query.versions === "all" ? skills.map(view) : latest(skills, viewOptions);
     if (query.stats !== "1" && query.stats !== "true") return context.json({ skills: views });
-    const { window, skills: stats } = executor.skillStats({
+    const { window, skills: stats } = await executor.skillStats({
       owner,
       skills: [...new Set(skills.map((skill) => skill.name))],
       window: query.statsWindow,
@@ -111,7 +111,7 @@ export function createSkillRoutes({ registry, executor, loadErrors }: SkillRoute
       const execution =
         seconds > 0
           ? await waitForExecution(executor, id, { owner, seconds, signal: clientSignal(context) })
-          : ownExecution(executor, id, owner);
+          : await ownExecution(executor, id, owner);
       if (isFinalExecutionStatus(execution.status)) return answerFinal(context, execution);
       return accepted(context, execution, { "Preference-Applied": "respond-async" });
     }

@@ -25,17 +25,17 @@ export interface StatsRoutesOptions {
 export function createStatsRoutes({ executor }: StatsRoutesOptions): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
 
-  routes.get("/executions", (context) => {
+  routes.get("/executions", async (context) => {
     const query = readQuery(context, executionTimelineQuerySchema);
     const owner = context.get("owner");
-    return context.json(asRequestError(context, () => executor.executionTimeline({ ...query, owner })));
+    return context.json(await asRequestError(context, () => executor.executionTimeline({ ...query, owner })));
   });
 
-  routes.get("/durations", (context) => {
+  routes.get("/durations", async (context) => {
     const { skill, ...query } = readQuery(context, durationHistogramQuerySchema);
     const owner = context.get("owner");
     return context.json(
-      asRequestError(context, () =>
+      await asRequestError(context, () =>
         executor.durationHistogram({ ...query, owner, ...(skill === undefined ? {} : { skills: [skill] }) }),
       ),
     );
@@ -49,9 +49,9 @@ export function createStatsRoutes({ executor }: StatsRoutesOptions): Hono<HttpEn
  * `INPUT_INVALID` ("executionTimeline: `bucketSeconds` …") becomes the 400 a bad parameter gets,
  * naming the same field.
  */
-function asRequestError<T>(context: Context, compute: () => T): T {
+async function asRequestError<T>(context: Context, compute: () => Promise<T>): Promise<T> {
   try {
-    return compute();
+    return await compute();
   } catch (error) {
     if (!isSkillboxError(error) || error.code !== "INPUT_INVALID") throw error;
     const message = error.message.replace(/^\w+: /, "");

@@ -100,7 +100,7 @@ describe("createHttpApp: A2A tasks are executions", () => {
     expect(first?.$case).toBe("task");
     const taskId = first?.$case === "task" ? first.value.id : "";
     // The task is the execution.
-    expect(running.host.executor.getExecution(taskId)).toMatchObject({
+    expect(await running.host.executor.getExecution(taskId)).toMatchObject({
       status: "success",
       skillName: "steps",
     });
@@ -202,7 +202,7 @@ describe("createHttpApp: A2A tasks are executions", () => {
     const cancelled = await client.cancelTask(cancelTask(task.id));
 
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(running.host.executor.getExecution(task.id)?.status).toBe("cancelled");
+    expect((await running.host.executor.getExecution(task.id))?.status).toBe("cancelled");
     await expect(client.cancelTask(cancelTask(task.id))).resolves.toMatchObject({
       status: { state: TaskState.TASK_STATE_CANCELED },
     });
@@ -266,7 +266,7 @@ describe("createHttpApp: A2A tasks after a restart", () => {
     );
     const cancelled = await second.client.cancelTask(cancelTask(abandoned.id));
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(second.host.executor.getExecution(abandoned.id)?.status).toBe("cancelled");
+    expect((await second.host.executor.getExecution(abandoned.id))?.status).toBe("cancelled");
 
     await second.host.executor.approve(waiting.id, { by: "operator" });
     await second.host.executor.wait(waiting.id);

@@ -101,7 +101,7 @@ describe("createHttpApp: A2A JSON-RPC endpoint", () => {
       kind: "status-update",
       status: { state: "completed" },
     });
-    expect(running.host.executor.countExecutions()).toBe(2);
+    expect(await running.host.executor.countExecutions()).toBe(2);
   });
 
   it("answers a streaming method refused before it starts with a plain JSON-RPC error", async () => {
@@ -119,7 +119,7 @@ describe("createHttpApp: A2A JSON-RPC endpoint", () => {
     );
 
     expect(answer.body).toMatchObject({ id: 3, error: { code: -32602 } });
-    expect(running.host.executor.countExecutions()).toBe(0);
+    expect(await running.host.executor.countExecutions()).toBe(0);
   });
 
   it("answers a protocol version it does not speak with version-not-supported", async () => {

@@ -33,7 +33,7 @@ describe("createHttpApp: A2A message/send", () => {
     const executionId = task.metadata?.executionId as string;
     expect(task.metadata).toMatchObject({ skill: "echo", skillVersion: "1.0.0", executionStatus: "success" });
     expect(task.artifacts[0]?.metadata).toEqual({ executionId });
-    const execution = running.host.executor.getExecution(executionId);
+    const execution = await running.host.executor.getExecution(executionId);
     expect(execution).toMatchObject({ status: "success", apiKeyId: "public", sessionId: task.contextId });
     expect(execution?.input).toEqual({ msg: "hi" });
   });
@@ -106,7 +106,9 @@ describe("createHttpApp: A2A message/send", () => {
       error: { code: "HANDLER_ERROR", message: expect.stringContaining("the test skill failed on purpose") },
     });
     expect(task.artifacts).toEqual([]);
-    expect(running.host.executor.getExecution(task.metadata?.executionId as string)?.status).toBe("error");
+    expect((await running.host.executor.getExecution(task.metadata?.executionId as string))?.status).toBe(
+      "error",
+    );
   });
 
   it("answers a failed task with INPUT_INVALID when the input breaks the skill's schema", async () => {
@@ -131,7 +133,7 @@ describe("createHttpApp: A2A message/send", () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(statusText(task)).toMatch(/^SKILL_NOT_FOUND: .*"nowhere"/);
     expect(task.metadata).toMatchObject({ error: { code: "SKILL_NOT_FOUND" } });
-    expect(running.host.executor.countExecutions()).toBe(0);
+    expect(await running.host.executor.countExecutions()).toBe(0);
   });
 
   it("answers a rejected task when an interceptor denies the execution", async () => {
@@ -166,7 +168,7 @@ describe("createHttpApp: A2A message/send", () => {
       name: "RequestMalformedError",
       message: expect.stringContaining("message.metadata.skill"),
     });
-    expect(running.host.executor.countExecutions()).toBe(0);
+    expect(await running.host.executor.countExecutions()).toBe(0);
   });
 
   it("refuses file parts and several data parts", async () => {
@@ -201,7 +203,7 @@ describe("createHttpApp: A2A message/send", () => {
     );
 
     await expect(followUp).rejects.toThrow(/send it without taskId/);
-    expect(running.host.executor.countExecutions()).toBe(1);
+    expect(await running.host.executor.countExecutions()).toBe(1);
   });
 
   it("needs an API key when the server has keys, and runs the skill as the key's owner", async () => {
@@ -218,6 +220,8 @@ describe("createHttpApp: A2A message/send", () => {
       anonymous.sendMessage(messageRequest([{ data: {} }], { skill: "private-echo" })),
     ).rejects.toThrow(/401[\s\S]*AUTH_REQUIRED/);
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(running.host.executor.getExecution(task.metadata?.executionId as string)?.apiKeyId).toBe("alice");
+    expect((await running.host.executor.getExecution(task.metadata?.executionId as string))?.apiKeyId).toBe(
+      "alice",
+    );
   });
 });

@@ -52,7 +52,7 @@ describe("createHttpApp: A2A tasks/get and tasks/cancel", () => {
 
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect(cancelled.metadata).toMatchObject({ executionStatus: "cancelled", error: { code: "CANCELLED" } });
-    const execution = running.host.executor.getExecution(cancelled.metadata?.executionId as string);
+    const execution = await running.host.executor.getExecution(cancelled.metadata?.executionId as string);
     expect(execution?.status).toBe("cancelled");
     expect((await client.getTask(getTask(sent.id))).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });

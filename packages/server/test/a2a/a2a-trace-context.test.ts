@@ -85,7 +85,7 @@ describe("A2A with an OpenTelemetry SDK", () => {
     const [execution] = telemetry.named("execute_tool echo");
     expect(execution).toBeDefined();
     expect(telemetry.parentOf(execution!)).toBe(rpc);
-    const record = running.host.executor.getExecution(task.metadata?.executionId as string);
+    const record = await running.host.executor.getExecution(task.metadata?.executionId as string);
     expect(record?.traceId).toBe(TRACE_ID);
     expect(record?.spanId).toBe(execution!.spanContext().spanId);
   });

@@ -110,7 +110,9 @@ describe("ExecutionTaskStore (the default task store)", () => {
     const handler = createA2aRequestHandler({ registry: host.registry, executor: host.executor });
     const context = new ServerCallContext({ user: new OwnerUser("public", false) });
     for (let sent = 0; sent < 5; sent++) await handler.sendMessage(streamRequest(), context);
-    const newestFirst = host.executor.listExecutions({ owner: "public", limit: 10 }).map((entry) => entry.id);
+    const newestFirst = (await host.executor.listExecutions({ owner: "public", limit: 10 })).map(
+      (entry) => entry.id,
+    );
 
     const pagesOf = async (filter: Record<string, unknown>) => {
       const pages: string[][] = [];
