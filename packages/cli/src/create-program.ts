@@ -1,7 +1,9 @@
 import { Command } from "commander";
 import { CLI_VERSION } from "./cli-version.js";
+import { registerCancelCommand } from "./commands/cancel-command.js";
 import type { CommandContext } from "./commands/command-context.js";
 import { registerDecisionCommands } from "./commands/decision-commands.js";
+import { registerDoctorCommand } from "./commands/doctor-command.js";
 import { registerExecutionsCommand } from "./commands/executions-command.js";
 import { registerInfoCommand } from "./commands/info-command.js";
 import { registerListCommand } from "./commands/list-command.js";
@@ -44,8 +46,16 @@ export function createProgram(context: CommandContext): Command {
     )
     .option("--config <file>", "config file (default: skillbox.config.ts, .mts, .mjs or .js here)")
     .option(
-      "--db <file>",
-      "SQLite database (default: SKILLBOX_DB, the config's database, else ./.skillbox/skillbox.db)",
+      "--db <file|url>",
+      "SQLite database, or a postgres:// URL (default: SKILLBOX_DB, the config's database, else ./.skillbox/skillbox.db)",
+    )
+    .option(
+      "--queue <url>",
+      "the queue's Redis, redis://host:port: a distributed deployment (default: SKILLBOX_QUEUE, the config's queue)",
+    )
+    .option(
+      "--prefix <prefix>",
+      "Redis key prefix of the queue (default: SKILLBOX_QUEUE_PREFIX, the config's queuePrefix, else skillbox)",
     )
     .addHelpText("after", EXIT_CODES_HELP)
     .configureHelp({ showGlobalOptions: true })
@@ -63,11 +73,13 @@ export function createProgram(context: CommandContext): Command {
   registerInfoCommand(program, context);
   registerExecutionsCommand(program, context);
   registerDecisionCommands(program, context);
+  registerCancelCommand(program, context);
   registerToggleCommands(program, context);
   registerValidateCommand(program, context);
   registerNewCommand(program, context);
   registerTestCommand(program, context);
   registerMcpCommand(program, context);
+  registerDoctorCommand(program, context);
   registerVersionCommand(program);
   return program;
 }

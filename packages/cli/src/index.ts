@@ -6,5 +6,6 @@ export {
   type SkillboxSandboxConfig,
   type SkillboxServerConfig,
   type SkillboxTelemetryConfig,
+  type SkillboxWorkerConfig,
 } from "./config/define-config.js";
 export { main } from "./main.js";

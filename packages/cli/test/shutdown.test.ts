@@ -52,14 +52,14 @@ function exitOf(running: RunningCli, what: string): Promise<CliResult> {
 }
 
 /** Reads the executions the CLI recorded, through a host of our own on its database file. */
-function recordedExecutions(databasePath: string): SkillExecution[] {
+async function recordedExecutions(databasePath: string): Promise<SkillExecution[]> {
   const reader = createSkillHost({
     database: databasePath,
     recoverInterrupted: false,
     logger: { debug() {}, info() {}, warn() {}, error() {} },
   });
   try {
-    return reader.executor.listExecutions({});
+    return await reader.executor.listExecutions({});
   } finally {
     void reader.close();
   }
@@ -99,7 +99,7 @@ describe("skillbox serve shutdown", { timeout: 90_000 }, () => {
     // The abandoned handler's timer would hold the process: the command ends it once all is closed.
     expect(stopped.stderr).toContain(HELD_OPEN);
     expect(await pending).toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
-    const [execution] = recordedExecutions(project.databasePath);
+    const [execution] = await recordedExecutions(project.databasePath);
     expect(execution).toMatchObject({
       skillName: "hang",
       idempotencyKey: "pinned",

@@ -88,7 +88,10 @@ export const durableSkillFields = {
   idempotent: z.boolean({ error: "must be true or false" }).optional(),
   queue: z
     .string({ error: "must be a queue name" })
-    .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a queue name of lowercase letters, digits and "-" (at most 64), such as "sandbox"')
+    .regex(
+      /^[a-z0-9][a-z0-9-]{0,63}$/,
+      'must be a queue name of lowercase letters, digits and "-" (at most 64), such as "sandbox"',
+    )
     .optional(),
 };
 

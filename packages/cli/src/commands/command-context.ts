@@ -2,7 +2,7 @@ import type { LoadSkillsResult } from "@skillbox/loader";
 import type { Command } from "commander";
 import { loadConfig, type ResolvedConfig } from "../config/load-config.js";
 import { loadSkillFolders } from "../host/load-skill-folders.js";
-import { type CliHost, type CliHostOptions, openCliHost } from "../host/open-cli-host.js";
+import { type CliHost, type CliHostOptions, openConfiguredHost } from "../host/open-cli-host.js";
 import type { Terminal } from "../terminal/terminal.js";
 
 /** What every command gets: the terminal, and the exit code it sets. */
@@ -16,6 +16,10 @@ export interface CommandContext {
 export interface GlobalOptions {
   config?: string;
   db?: string;
+  /** `--queue`: the queue's Redis URL (a distributed deployment). */
+  queue?: string;
+  /** `--prefix`: the queue's Redis key prefix. */
+  prefix?: string;
   /** `--dir`, repeatable: skill folders replacing the config's `dirs`. */
   dir?: string[];
 }
@@ -31,6 +35,8 @@ export function resolveCommandConfig(command: Command, dirs: string[] = []): Pro
   return loadConfig({
     configFile: options.config,
     database: options.db,
+    queue: options.queue,
+    queuePrefix: options.prefix,
     ...(folders.length === 0 ? {} : { dirs: folders }),
   });
 }
@@ -38,14 +44,15 @@ export function resolveCommandConfig(command: Command, dirs: string[] = []): Pro
 /**
  * Runs `work` with a host over the configured database, closing it afterwards whatever happens.
  * The host never runs queued executions (`queue: false`): a one-shot command would start work
- * and then cut it short; `dev`, `serve` and `mcp` are the hosts that run them.
+ * and then cut it short; `dev`, `serve` and `mcp` are the hosts that run them. With a queue
+ * configured it is an API host of the deployment (no worker, no sweeper).
  */
 export async function withHost<Result>(
   config: ResolvedConfig,
   work: (host: CliHost) => Promise<Result>,
   options: CliHostOptions = {},
 ): Promise<Result> {
-  const host = openCliHost(config, { queue: false, ...options });
+  const host = await openConfiguredHost(config, { queue: false, ...options });
   try {
     return await work(host);
   } finally {
@@ -61,13 +68,18 @@ export function withLoadedSkills<Result>(
   context: CommandContext,
   config: ResolvedConfig,
   work: (host: CliHost, loaded: LoadSkillsResult) => Promise<Result>,
+  options: CliHostOptions = {},
 ): Promise<Result> {
-  return withHost(config, async (host) => {
-    const loaded = await loadSkillFolders(host, config, context.terminal);
-    try {
-      return await work(host, loaded);
-    } finally {
-      loaded.loader.close();
-    }
-  });
+  return withHost(
+    config,
+    async (host) => {
+      const loaded = await loadSkillFolders(host, config, context.terminal);
+      try {
+        return await work(host, loaded);
+      } finally {
+        loaded.loader.close();
+      }
+    },
+    options,
+  );
 }

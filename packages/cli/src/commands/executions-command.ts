@@ -113,16 +113,14 @@ export function registerExecutionsCommand(program: Command, context: CommandCont
       }
       if (id !== undefined) {
         const view = await withHost(config, async (host) => {
-          const execution = host.executor.getExecution(id);
+          const execution = await host.executor.getExecution(id);
           if (execution === undefined) return undefined;
           const parentId = execution.parentExecutionId;
-          return {
-            execution,
-            parent: parentId === null ? undefined : host.executor.getExecution(parentId),
-            children: host.executor
-              .listExecutionSummaries({ parentExecutionId: id, limit: 1000, previewLength: 0 })
-              .reverse(),
-          };
+          const [parent, children] = await Promise.all([
+            parentId === null ? undefined : host.executor.getExecution(parentId),
+            host.executor.listExecutionSummaries({ parentExecutionId: id, limit: 1000, previewLength: 0 }),
+          ]);
+          return { execution, parent, children: children.reverse() };
         });
         if (view === undefined) {
           throw new SkillboxError(
@@ -134,7 +132,7 @@ export function registerExecutionsCommand(program: Command, context: CommandCont
         else printExecution(context.terminal, view);
         return;
       }
-      const executions = await withHost(config, async (host) =>
+      const executions = await withHost(config, (host) =>
         // Summaries: a page of full records of big bodies would be held in memory at once.
         host.executor.listExecutionSummaries({
           skill: options.skill,

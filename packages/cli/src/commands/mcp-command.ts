@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { CLI_VERSION } from "../cli-version.js";
 import { loadSkillFolders } from "../host/load-skill-folders.js";
-import { openCliHost } from "../host/open-cli-host.js";
+import { openCliHost, openConfiguredHost, usesDeployment } from "../host/open-cli-host.js";
 import { listenForShutdown } from "../server/listen-for-shutdown.js";
 import { createLiveLog } from "../terminal/live-log.js";
 import { type CommandContext, resolveCommandConfig } from "./command-context.js";
@@ -35,7 +35,10 @@ export function registerMcpCommand(program: Command, context: CommandContext): v
       const log = createLiveLog(terminal.printDiagnostic, terminal.diagnosticColors);
       const restoreConsole = keepConsoleOffStdout();
       const shutdown = listenForShutdown();
-      const host = openCliHost(config, { logger: log.logger });
+      // A single host synchronously: its queue and the folders' load start in the same turn.
+      const host = usesDeployment(config)
+        ? await openConfiguredHost(config, { logger: log.logger })
+        : openCliHost(config, { logger: log.logger });
       try {
         const loaded = await loadSkillFolders(host, config, terminal);
         try {

@@ -82,7 +82,7 @@ export function registerRunCommand(program: Command, context: CommandContext): v
         const submitted = await withLoadedSkills(context, config, async (host) => {
           try {
             const id = await host.executor.submit(reference, input, executeOptions);
-            return options.json ? host.executor.getExecution(id) : id;
+            return options.json ? await host.executor.getExecution(id) : id;
           } catch (error) {
             throw suggest(host, error);
           }

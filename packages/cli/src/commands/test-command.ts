@@ -42,39 +42,45 @@ export function registerTestCommand(program: Command, context: CommandContext): 
     .action(async (name: string | undefined, options: TestOptions, command: Command) => {
       const config = await resolveCommandConfig(command);
       const { terminal } = context;
-      const results = await withLoadedSkills(context, config, async (host, loaded) => {
-        const skills = loaded.loaded
-          .filter((entry) => entry.kind === "skill" && entry.skillId !== undefined)
-          .filter((entry) => name === undefined || entry.name === name)
-          .map((entry) => host.registry.getSkill(entry.skillId!))
-          .filter((skill): skill is Skill => skill !== undefined)
-          .sort(
-            (a, b) => a.name.localeCompare(b.name) || host.registry.compareVersions(a.version, b.version),
-          );
-        if (name !== undefined && skills.length === 0) {
-          const loadedNames = loaded.loaded
-            .filter((entry) => entry.kind === "skill")
-            .map((entry) => entry.name);
-          throw new SkillboxError(
-            "SKILL_NOT_FOUND",
-            `no skill named "${name}" was loaded from ${config.dirs.map(displayPath).join(", ")}` +
-              (didYouMean(name, loadedNames) ||
-                "; give its folder's parent with --dir (skillbox test <name> --dir <folder>)"),
-          );
-        }
-        const all: ExampleResult[] = [];
-        for (const skill of skills) {
-          if (!options.json) terminal.print(terminal.colors.bold(`${skill.name}@${skill.version}`));
-          if (examplesOf(skill).length === 0) {
-            if (!options.json) terminal.print(terminal.colors.dim("  no examples in its manifest"));
-            continue;
+      const results = await withLoadedSkills(
+        context,
+        config,
+        async (host, loaded) => {
+          const skills = loaded.loaded
+            .filter((entry) => entry.kind === "skill" && entry.skillId !== undefined)
+            .filter((entry) => name === undefined || entry.name === name)
+            .map((entry) => host.registry.getSkill(entry.skillId!))
+            .filter((skill): skill is Skill => skill !== undefined)
+            .sort(
+              (a, b) => a.name.localeCompare(b.name) || host.registry.compareVersions(a.version, b.version),
+            );
+          if (name !== undefined && skills.length === 0) {
+            const loadedNames = loaded.loaded
+              .filter((entry) => entry.kind === "skill")
+              .map((entry) => entry.name);
+            throw new SkillboxError(
+              "SKILL_NOT_FOUND",
+              `no skill named "${name}" was loaded from ${config.dirs.map(displayPath).join(", ")}` +
+                (didYouMean(name, loadedNames) ||
+                  "; give its folder's parent with --dir (skillbox test <name> --dir <folder>)"),
+            );
           }
-          const results = await runSkillExamples(host.executor, skill, config.owner);
-          if (!options.json) for (const result of results) printResult(terminal, result);
-          all.push(...results);
-        }
-        return all;
-      });
+          const all: ExampleResult[] = [];
+          for (const skill of skills) {
+            if (!options.json) terminal.print(terminal.colors.bold(`${skill.name}@${skill.version}`));
+            if (examplesOf(skill).length === 0) {
+              if (!options.json) terminal.print(terminal.colors.dim("  no examples in its manifest"));
+              continue;
+            }
+            const results = await runSkillExamples(host.executor, skill, config.owner);
+            if (!options.json) for (const result of results) printResult(terminal, result);
+            all.push(...results);
+          }
+          return all;
+          // Examples test this folder's code in this process, never a deployment's workers.
+        },
+        { local: true },
+      );
       const failed = results.filter((result) => !result.passed).length;
       if (options.json) {
         terminal.printJson({ ok: failed === 0, passed: results.length - failed, failed, results });

@@ -81,21 +81,22 @@ async function watchWithHost(
 }
 
 /**
- * Runs `consume` over the stream until it ends or the signal aborts (an abort is no error here).
+ * Runs `consume` over the stream until it ends or the signal aborts (an abort is no error here),
+ * one event at a time: an event whose handling reads the audit trail is printed before the next.
  * `onSubscribed` runs once the first read is under way: a stream that subscribes on its first
  * read has subscribed by then.
  */
 async function drain(
   stream: AsyncIterableIterator<ExecutionStreamEvent>,
   signal: AbortSignal,
-  consume: (event: ExecutionStreamEvent) => void,
+  consume: (event: ExecutionStreamEvent) => void | Promise<void>,
   onSubscribed: () => void = () => {},
 ): Promise<void> {
   try {
     let next = stream.next();
     onSubscribed();
     for (let result = await next; result.done !== true; result = await next) {
-      consume(result.value);
+      await consume(result.value);
       next = stream.next();
     }
   } catch (error) {
@@ -124,11 +125,11 @@ export async function watchExecutionList(
       ...(options.owner === undefined ? {} : { apiKeyId: options.owner }),
     });
     if (terminal.interactive && !options.json) {
-      const view = redrawer(host.executor, options, terminal, renderTable);
+      const view = await redrawer(host.executor, options, terminal, renderTable);
       try {
         await drain(stream, signal, view.update);
       } finally {
-        view.stop();
+        await view.stop();
       }
       return;
     }
@@ -142,10 +143,10 @@ export async function watchExecutionList(
     await drain(
       stream,
       signal,
-      (event) => {
+      async (event) => {
         if (event.type === "progress" && !changes.labels.has(event.executionId)) {
           // Started before this watch: its first progress report names it once.
-          const execution = host.executor.getExecution(event.executionId);
+          const execution = await host.executor.getExecution(event.executionId);
           if (execution !== undefined) {
             changes.labels.set(execution.id, `${execution.skillName}@${execution.skillVersion}`);
             changes.statuses.set(execution.id, execution.status);
@@ -158,21 +159,28 @@ export async function watchExecutionList(
   });
 }
 
-/** Draws the listing now and again (at most every {@link REDRAW_INTERVAL_MS}) after each event. */
-function redrawer(
+/**
+ * Draws the listing now (a failing first read fails the command) and again every
+ * {@link REFRESH_INTERVAL_MS} and after each event (at most every {@link REDRAW_INTERVAL_MS}).
+ * One read at a time: a redraw asked for while one is under way runs once it is done, so an older
+ * listing never replaces a newer one. A later read that fails is reported and the view goes on.
+ */
+async function redrawer(
   executor: SkillExecutor,
   options: WatchListOptions,
   terminal: CommandContext["terminal"],
   renderTable: (executions: ExecutionSummary[]) => string[],
-): { update(): void; stop(): void } {
-  const draw = () => {
-    const executions = executor.listExecutionSummaries({
+): Promise<{ update(): void; stop(): Promise<void> }> {
+  let stopped = false;
+  const render = async () => {
+    const executions = await executor.listExecutionSummaries({
       skill: options.skill,
       status: options.status,
       owner: options.owner,
       limit: options.limit,
       previewLength: 0,
     });
+    if (stopped) return;
     const header = terminal.colors.dim(`watching executions (${new Date().toISOString()}); Ctrl-C stops`);
     terminal.redraw([
       header,
@@ -180,7 +188,27 @@ function redrawer(
       ...(executions.length === 0 ? ["no executions recorded"] : renderTable(executions)),
     ]);
   };
-  draw();
+  await render();
+  let drawing: Promise<void> | undefined;
+  let again = false;
+  const draw = () => {
+    if (stopped) return;
+    if (drawing !== undefined) {
+      again = true;
+      return;
+    }
+    drawing = render()
+      .catch((error: unknown) => {
+        if (!stopped) terminal.fail(error);
+      })
+      .finally(() => {
+        drawing = undefined;
+        if (again) {
+          again = false;
+          draw();
+        }
+      });
+  };
   let scheduled: NodeJS.Timeout | undefined;
   const refresh = setInterval(draw, REFRESH_INTERVAL_MS);
   return {
@@ -190,9 +218,12 @@ function redrawer(
         draw();
       }, REDRAW_INTERVAL_MS);
     },
-    stop: () => {
+    // Waits for a read under way: the host closes after this.
+    stop: async () => {
+      stopped = true;
       clearTimeout(scheduled);
       clearInterval(refresh);
+      await drawing;
     },
   };
 }
@@ -209,7 +240,7 @@ export async function watchOneExecution(
 ): Promise<void> {
   await watchWithHost(config, async (host, signal) => {
     const changes = changePrinter(context.terminal.print, options.json === true);
-    const current = host.executor.getExecution(id);
+    const current = await host.executor.getExecution(id);
     if (current !== undefined) changes.labels.set(id, `${current.skillName}@${current.skillVersion}`);
     await drain(host.executor.events(id, { signal }), signal, changes.print);
   });

@@ -21,8 +21,11 @@ export const maxAttemptTimeoutSchema = milliseconds.positive("must be a positive
 /** The schema of `executor.shutdownGraceMs`, also used for `SKILLBOX_SHUTDOWN_GRACE_MS`. */
 export const shutdownGraceSchema = milliseconds.min(0, "must be 0 or more milliseconds");
 
-/** The schema of `executor.queue.concurrency` and `perSkillConcurrency`. */
-const executionCountSchema = z
+/** The schema of `worker.leaseMs`, also used for `--lease-ms`: renewed every third of it, so not too short. */
+export const leaseSchema = milliseconds.min(1000, "must be at least 1000 milliseconds");
+
+/** The schema of `executor.queue.concurrency`, `perSkillConcurrency` and `worker.concurrency` (also `--concurrency`). */
+export const executionCountSchema = z
   .number({ error: "must be a number of executions" })
   .int("must be a whole number of executions")
   .min(1, "must be at least 1 execution")
@@ -95,7 +98,35 @@ export const configSchema = z
         .array(z.string().min(1, "must not be empty"), { error: "must be a list of folders" })
         .optional(),
       npm: z.boolean({ error: "must be true or false" }).optional(),
-      database: z.string({ error: "must be a file path" }).min(1, "must be a file path").optional(),
+      database: z
+        .string({ error: 'must be a SQLite file path or a URL such as "postgres://user@host/skillbox"' })
+        .min(1, 'must be a SQLite file path or a URL such as "postgres://user@host/skillbox"')
+        .optional(),
+      // Checked in full (scheme, host) by `loadConfig`, which names SKILLBOX_QUEUE and the form.
+      queue: z
+        .string({ error: 'must be a Redis URL such as "redis://127.0.0.1:6379"' })
+        .min(1, 'must be a Redis URL such as "redis://127.0.0.1:6379"')
+        .optional(),
+      queuePrefix: z
+        .string({ error: "must be a Redis key prefix" })
+        .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, `_`, `.` or `-`, such as "skillbox"')
+        .optional(),
+      worker: z
+        .object(
+          {
+            queues: z
+              .array(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a queue name such as "default"'), {
+                error: 'must be a list of queue names, such as ["default", "sandbox"]',
+              })
+              .min(1, "must name at least one queue")
+              .optional(),
+            concurrency: executionCountSchema.optional(),
+            leaseMs: leaseSchema.optional(),
+          },
+          { error: 'must be an object such as { queues: ["default"], concurrency: 16 }' },
+        )
+        .strict()
+        .optional(),
       owner: z.string({ error: "must be an owner id" }).min(1, "must be an owner id").optional(),
       server: z
         .object(

@@ -70,6 +70,16 @@ export interface SkillboxExecutorConfig {
   queue?: { concurrency?: number; perSkillConcurrency?: number };
 }
 
+/** The `worker` block of {@link SkillboxConfig}: each field's flag of `skillbox worker` wins over it. */
+export interface SkillboxWorkerConfig {
+  /** Queues taken from (default `["default"]`; a skill's manifest `queue` routes it, e.g. `sandbox`). `--queues`. */
+  queues?: string[];
+  /** Most executions run at once (default 16). `--concurrency`. */
+  concurrency?: number;
+  /** How long a claim lasts unrenewed, in ms (default 30 000, renewed every third of it). `--lease-ms`. */
+  leaseMs?: number;
+}
+
 /** The `sandbox` block of {@link SkillboxConfig}: how `runtime: "container"` skills run. */
 export interface SkillboxSandboxConfig {
   /** The sandbox provider (`podman`, `docker`, `bwrap`, …); default: `SKILLBOX_SANDBOX_RUNTIME`, else the first installed. */
@@ -116,8 +126,24 @@ export interface SkillboxConfig {
   dirs?: string[];
   /** Also load installed npm packages that declare a `"skillbox"` field (default true). */
   npm?: boolean;
-  /** The SQLite file (default `./.skillbox/skillbox.db`). `--db` and `SKILLBOX_DB` win over it. */
+  /**
+   * The SQLite file (default `./.skillbox/skillbox.db`), or a `postgres://` (`postgresql://`) URL:
+   * the shared record of a distributed deployment, kept as written (the log shows it with the
+   * password redacted). Without a `queue`, a PostgreSQL database serves reads (`executions`,
+   * `wait`, `cancel`, `reject`); running needs the queue. `--db` and `SKILLBOX_DB` win over it.
+   */
   database?: string;
+  /**
+   * The queue's Redis (`redis://[user:password@]host[:port][/db]`, `rediss://` for TLS): set, every
+   * command works against a distributed deployment — executions are recorded in `database`,
+   * dispatched through BullMQ and run by `skillbox worker` processes. The Redis must have
+   * `maxmemory-policy noeviction`. `--queue` and `SKILLBOX_QUEUE` win over it.
+   */
+  queue?: string;
+  /** Prefix of the queue's Redis keys, shared by every host of a deployment (default `skillbox`). `--prefix` and `SKILLBOX_QUEUE_PREFIX` win. */
+  queuePrefix?: string;
+  /** How `skillbox worker` and `serve --role worker|both` take executions from the queue. */
+  worker?: SkillboxWorkerConfig;
   /** Owner of the loaded skills, and the caller the CLI runs skills as (default: loaded skills are global, `system`). */
   owner?: string;
   server?: SkillboxServerConfig;

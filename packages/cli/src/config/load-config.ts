@@ -18,6 +18,7 @@ import {
   type ValidatedConfig,
 } from "./config-schema.js";
 import type { SkillboxTelemetryConfig } from "./define-config.js";
+import { checkPostgresUrl, checkQueueUrl, isPostgresUrl } from "./deployment-urls.js";
 
 /** Config file names looked for in the working directory, in this order. */
 const CONFIG_FILE_NAMES = [
@@ -30,12 +31,55 @@ const CONFIG_FILE_NAMES = [
 /** How long serve, dev and mcp wait for running executions on shutdown when nothing says otherwise. */
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
+/** The queue a worker takes from when nothing names one (`@skillbox/distributed`'s `DEFAULT_QUEUE`). */
+const DEFAULT_WORKER_QUEUE = "default";
+
+/** Executions a worker runs at once when nothing says otherwise (the distributed host's default). */
+const DEFAULT_WORKER_CONCURRENCY = 16;
+
+/** One place a setting may come from, highest precedence first. */
+interface SettingSource {
+  value: string | undefined;
+  /** How errors name it: `--db`, `SKILLBOX_DB`, `skillbox.config.ts: \`database\``. */
+  source: string;
+  /** Resolves a relative SQLite path (the file's paths are relative to the file). */
+  resolvePath?: (path: string) => string;
+}
+
+/** The first source that is set; with `blankIsUnset`, a blank value (an empty variable) counts as unset. */
+function firstSetting(
+  sources: SettingSource[],
+  blankIsUnset = true,
+): (SettingSource & { value: string }) | undefined {
+  return sources.find(
+    (candidate): candidate is SettingSource & { value: string } =>
+      candidate.value !== undefined && (!blankIsUnset || candidate.value.trim() !== ""),
+  );
+}
+
+/**
+ * The database a command uses: a `postgres://` URL is kept verbatim (checked, never
+ * path-resolved); anything else is a SQLite file resolved as before (default
+ * `./.skillbox/skillbox.db`).
+ */
+function resolveDatabase(sources: SettingSource[]): string {
+  // As before the URLs: only an unset value falls through (the SQLite behaviour is unchanged).
+  const chosen = firstSetting(sources, false);
+  if (chosen === undefined) return resolveDatabasePath(undefined);
+  if (isPostgresUrl(chosen.value)) return checkPostgresUrl(chosen.value, chosen.source);
+  return resolveDatabasePath(chosen.resolvePath?.(chosen.value) ?? chosen.value);
+}
+
 /** What the command line contributes to the config. */
 export interface ConfigOverrides {
   /** `--config`: the file to load instead of looking for one. */
   configFile?: string;
-  /** `--db`: the database file. */
+  /** `--db`: the database file, or a `postgres://` URL. */
   database?: string;
+  /** `--queue`: the queue's Redis URL (`redis://…`), which makes the host distributed. */
+  queue?: string;
+  /** `--prefix`: the Redis key prefix of the queue. */
+  queuePrefix?: string;
   /** Positional folders: replace the file's `dirs`. */
   dirs?: string[];
 }
@@ -49,8 +93,21 @@ export interface ResolvedConfig {
   npm: boolean;
   /** Where `node_modules` is searched for npm skill packages. */
   projectRoot: string;
-  /** Absolute database path (or `:memory:`). */
+  /** Absolute database path (or `:memory:`), or a `postgres://` URL kept as given. */
   database: string;
+  /** The queue's Redis URL (`redis://…`): set, the host is one of a distributed deployment. */
+  queue: string | undefined;
+  /** The Redis key prefix every host of the deployment shares (undefined: `skillbox`). */
+  queuePrefix: string | undefined;
+  /** How `skillbox worker` (and `serve --role worker|both`) takes executions from the queue. */
+  worker: {
+    /** The queues taken from (default `["default"]`). */
+    queues: string[];
+    /** Most executions run at once (default 16). */
+    concurrency: number;
+    /** How long a claim lasts unrenewed, in ms (undefined: the worker's default, 30 000). */
+    leaseMs: number | undefined;
+  };
   owner: string | undefined;
   server: {
     port: number | undefined;
@@ -102,16 +159,35 @@ export async function loadConfig(overrides: ConfigOverrides = {}): Promise<Resol
     overrides.dirs !== undefined && overrides.dirs.length > 0
       ? overrides.dirs.map((directory) => resolve(workingDirectory, directory))
       : (fileConfig.dirs ?? ["./plugins"]).map(fromFile);
-  const databaseChoice =
-    overrides.database ??
-    process.env.SKILLBOX_DB ??
-    (fileConfig.database === undefined ? undefined : fromFile(fileConfig.database));
+  const fileLabel = file === undefined ? "" : `${displayPath(file)}: `;
+  const database = resolveDatabase([
+    { value: overrides.database, source: "--db" },
+    { value: process.env.SKILLBOX_DB, source: "SKILLBOX_DB" },
+    { value: fileConfig.database, source: `${fileLabel}\`database\``, resolvePath: fromFile },
+  ]);
+  const queueChoice = firstSetting([
+    { value: overrides.queue, source: "--queue (SKILLBOX_QUEUE)" },
+    { value: process.env.SKILLBOX_QUEUE, source: "SKILLBOX_QUEUE" },
+    { value: fileConfig.queue, source: `${fileLabel}\`queue\` (SKILLBOX_QUEUE)` },
+  ]);
   return {
     file,
     dirs,
     npm: fileConfig.npm ?? true,
     projectRoot: workingDirectory,
-    database: resolveDatabasePath(databaseChoice),
+    database,
+    queue: queueChoice === undefined ? undefined : checkQueueUrl(queueChoice.value, queueChoice.source),
+    queuePrefix:
+      firstSetting([
+        { value: overrides.queuePrefix, source: "--prefix" },
+        { value: process.env.SKILLBOX_QUEUE_PREFIX, source: "SKILLBOX_QUEUE_PREFIX" },
+        { value: fileConfig.queuePrefix, source: "queuePrefix" },
+      ])?.value ?? undefined,
+    worker: {
+      queues: fileConfig.worker?.queues ?? [DEFAULT_WORKER_QUEUE],
+      concurrency: fileConfig.worker?.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+      leaseMs: fileConfig.worker?.leaseMs,
+    },
     owner: fileConfig.owner,
     server: {
       port: fileConfig.server?.port,

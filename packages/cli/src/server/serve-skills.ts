@@ -1,8 +1,16 @@
+import type { DistributedRole } from "@skillbox/distributed";
 import { type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
 import { displayPath } from "@skillbox/loader/internal";
+import { isPostgresUrl, redactedUrl } from "../config/deployment-urls.js";
 import type { ResolvedConfig } from "../config/load-config.js";
 import { loaderOptionsOf, loadingMessage } from "../host/load-skill-folders.js";
-import { type CliHost, openCliHost } from "../host/open-cli-host.js";
+import {
+  type CliHost,
+  type CliHostOptions,
+  openCliHost,
+  openConfiguredHost,
+  usesDeployment,
+} from "../host/open-cli-host.js";
 import { warmSandboxes } from "../host/warm-sandboxes.js";
 import { resolveTelemetrySettings } from "../telemetry/resolve-telemetry-settings.js";
 import { errorCodeOf } from "../terminal/format-error-line.js";
@@ -12,12 +20,19 @@ import { listenForShutdown } from "./listen-for-shutdown.js";
 import { loaderActivitySource } from "./loader-activity-source.js";
 import type { ServerAddress } from "./resolve-server-settings.js";
 import { startApiServer } from "./start-api-server.js";
+import { startQueueWorker, workerJobLogger } from "./start-queue-worker.js";
 
 /** Options of {@link serveSkills}. */
 export interface ServeSkillsOptions {
   /** Watch the folders and hot-reload (`dev`), or load once (`serve`). */
   watch: boolean;
-  address: ServerAddress;
+  /** Where the API listens; undefined for a worker (`skillbox worker`, `serve --role worker`). */
+  address: ServerAddress | undefined;
+  /**
+   * With a queue configured: `api` serves requests only, `worker` runs executions from the queue
+   * only, `both` does both (the default). Undefined on a single host.
+   */
+  role?: DistributedRole;
 }
 
 /** The loaded skills and how to stop serving them. */
@@ -63,6 +78,38 @@ async function loadFolders(
 }
 
 /**
+ * Serves the HTTP API (MCP, A2A, the Studio) over `host`, prints where, and returns how to stop
+ * it: requests in flight wait for their executions, which get the grace period, then are cancelled.
+ */
+async function serveApi(
+  host: CliHost,
+  config: ResolvedConfig,
+  options: ServeSkillsOptions & { address: ServerAddress; folderList: string },
+  folders: LoadedFolders,
+  log: LiveLog,
+): Promise<{ name: string; run: () => Promise<void> }> {
+  const activity = loaderActivitySource(folders.loader, { owner: config.owner, firstLoad: folders.report });
+  const server = await startApiServer(host, config, options.address, { activity: activity.feed });
+  // The first load and whatever changed since, for the API's views of each package (its
+  // source, its last load error), then live.
+  activity.open();
+  log.line(
+    "serving",
+    `${host.registry.list(config.owner).length} skill version(s) from ${options.folderList}` +
+      (options.watch ? "; edits reload live" : ""),
+  );
+  if (!server.apiKeysConfigured)
+    log.line("auth", "no API keys configured: every request is the public caller");
+  log.line(
+    "listening",
+    `${server.url} (MCP at ${server.url}/mcp, A2A agent card at ${server.url}/.well-known/agent-card.json); Ctrl-C stops`,
+  );
+  if (server.studioUrl !== undefined) log.line("open", `Studio: ${server.studioUrl}`);
+  const grace = { graceMs: config.executor.shutdownGraceMs };
+  return { name: "server", run: () => server.close(() => host.executor.close(grace)) };
+}
+
+/**
  * `skillbox dev` and `skillbox serve`: loads the folders (watching them for `dev`), serves the
  * HTTP API with MCP at `/mcp`, an A2A agent and Skillbox Studio at `/` (unless `config.studio`
  * is false; the log prints its URL), logs loads, reloads, errors and executions readably on stdout,
@@ -72,6 +119,11 @@ async function loadFolders(
  * in that order. With a `telemetry` block or `OTEL_*` export variables it first starts the
  * OpenTelemetry SDK (see `resolveTelemetrySettings`), and flushes and stops it last. Resolves
  * once everything is closed.
+ *
+ * With a queue (`role`), the host is one of a distributed deployment: an `api` host serves but
+ * runs nothing; a `worker` serves nothing and takes executions from the queue once its skills
+ * are loaded (printing `worker <id> ready: …`), and on shutdown stops taking jobs first, then
+ * gives its runs the grace period. An evicting Redis is refused (`QUEUE_EVICTING`).
  */
 export async function serveSkills(
   config: ResolvedConfig,
@@ -98,8 +150,13 @@ export async function serveSkills(
       cleanups.push({ name: "telemetry", run: () => telemetry.shutdown() });
       log.line("telemetry", telemetry.summary);
     }
-    const host = openCliHost(config, {
+    const role = config.queue === undefined ? undefined : (options.role ?? "both");
+    const runsWork = role !== "api";
+    const onJob = role === undefined || role === "api" ? undefined : workerJobLogger(() => host, log);
+    const hostOptions: CliHostOptions = {
       logger: log.logger,
+      ...(role === undefined ? {} : { role }),
+      ...(onJob === undefined ? {} : { onJob }),
       ...(telemetrySettings === undefined
         ? {}
         : {
@@ -108,45 +165,45 @@ export async function serveSkills(
               recordOutputs: telemetrySettings.recordOutputs,
             },
           }),
-    });
+    };
+    // A single host synchronously: its queue and the folders' load start in the same turn.
+    const host = usesDeployment(config)
+      ? await openConfiguredHost(config, hostOptions)
+      : openCliHost(config, hostOptions);
     // At once: the background queue may run what was queued (`run --async`, approvals) while
     // the folders still load.
     host.executor.on("finished", (execution) => log.executed(execution));
     const grace = { graceMs: config.executor.shutdownGraceMs };
     cleanups.push({ name: "host", run: () => host.close(grace) });
-    log.line("database", displayPath(config.database));
+    log.line(
+      "database",
+      isPostgresUrl(config.database) ? redactedUrl(config.database) : displayPath(config.database),
+    );
+    if (config.queue !== undefined) {
+      log.line(
+        "queue",
+        `${redactedUrl(config.queue)} (prefix ${config.queuePrefix ?? "skillbox"}); role ${role}`,
+      );
+    }
     const folders = await loadFolders(host, config, options, terminal, log);
     cleanups.push({ name: options.watch ? "watcher" : "loader", run: () => folders.close() });
     for (const entry of folders.report.loaded) log.loaded(entry);
     for (const warning of folders.report.warnings) terminal.warn(warning.code, warning.message);
     for (const failure of folders.report.failed) log.failed(failure);
-    const activity = loaderActivitySource(folders.loader, { owner: config.owner, firstLoad: folders.report });
     const skillIds = folders.report.loaded.flatMap((entry) =>
       entry.skillId === undefined ? [] : [entry.skillId],
     );
-    await warmSandboxes(host, skillIds, config.sandbox.warmPoolSize, terminal, log);
-    const server = await startApiServer(host, config, options.address, { activity: activity.feed });
-    // The first load and whatever changed since, for the API's views of each package (its
-    // source, its last load error), then live.
-    activity.open();
-    cleanups.push({
-      name: "server",
-      // Requests in flight wait for their executions: those get the grace period, then are cancelled.
-      run: () => server.close(() => host.executor.close(grace)),
-    });
+    if (runsWork) await warmSandboxes(host, skillIds, config.sandbox.warmPoolSize, terminal, log);
     const folderList = folders.loader.dirs.map(displayPath).join(", ");
-    log.line(
-      "serving",
-      `${host.registry.list(config.owner).length} skill version(s) from ${folderList}` +
-        (options.watch ? "; edits reload live" : ""),
-    );
-    if (!server.apiKeysConfigured)
-      log.line("auth", "no API keys configured: every request is the public caller");
-    log.line(
-      "listening",
-      `${server.url} (MCP at ${server.url}/mcp, A2A agent card at ${server.url}/.well-known/agent-card.json); Ctrl-C stops`,
-    );
-    if (server.studioUrl !== undefined) log.line("open", `Studio: ${server.studioUrl}`);
+    if (role !== "worker" && options.address !== undefined) {
+      const address = options.address;
+      cleanups.push(await serveApi(host, config, { ...options, address, folderList }, folders, log));
+    }
+    // Pushed last, so stopped first: no job is taken once shutdown starts, and runs get the grace.
+    if (role !== undefined && runsWork) {
+      const alone = role === "worker";
+      cleanups.push(await startQueueWorker(host, config, log, { folderList, watch: options.watch, alone }));
+    }
     const reason = await shutdown.requested;
     log.line("stopping", reason);
   } finally {

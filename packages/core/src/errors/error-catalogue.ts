@@ -141,7 +141,10 @@ export const SKILLBOX_ERROR_CATALOGUE = defineErrorCodes({
     description: "A sandbox configuration field is malformed, or the provider cannot enforce it.",
     retryable: false,
   },
-  DATABASE_ERROR: { description: "The database (the SQLite file, or the PostgreSQL server of a shared record) failed a statement." },
+  DATABASE_ERROR: {
+    description:
+      "The database (the SQLite file, or the PostgreSQL server of a shared record) failed a statement.",
+  },
   URL_REFUSED: {
     description: "A URL's scheme, host or resolved address is not allowed (SSRF guard, host allowlists).",
     retryable: false,

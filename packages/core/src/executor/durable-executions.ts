@@ -1,4 +1,5 @@
 import type { Context } from "@opentelemetry/api";
+import type { BackendApprove, BackendSubmit } from "../distributed/execution-backend.js";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import type { InterceptorChain } from "../interceptors/interceptor-chain.js";
 import type { FinishFailureReport } from "../interceptors/interceptor-pass.js";
@@ -15,7 +16,6 @@ import {
   type SkillLogger,
   type SubmitOptions,
 } from "../types.js";
-import type { BackendApprove, BackendSubmit } from "../distributed/execution-backend.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { createExecutionId } from "./create-execution-id.js";
 import {
@@ -577,7 +577,8 @@ export class DurableExecutions implements DurableSide {
       auditedInputJson: serialize(audited),
       options,
       jobOptions: jobOptionsOf(options, this.options.telemetry.parentContext()),
-      deadlineAt: typeof totalTimeoutMs === "number" && totalTimeoutMs > 0 ? createdAt + totalTimeoutMs : null,
+      deadlineAt:
+        typeof totalTimeoutMs === "number" && totalTimeoutMs > 0 ? createdAt + totalTimeoutMs : null,
     };
   }
 
@@ -586,7 +587,11 @@ export class DurableExecutions implements DurableSide {
    * awaiting approval): the decision, and an edited input checked against the schema of `skill`
    * (this host's copy) and audited.
    */
-  prepareApproval(current: SkillExecution, skill: Skill | undefined, options: ApproveOptions): BackendApprove {
+  prepareApproval(
+    current: SkillExecution,
+    skill: Skill | undefined,
+    options: ApproveOptions,
+  ): BackendApprove {
     const by = checkedDecider("approve", options?.by);
     const comment = checkedText("approve", "comment", options.comment, MAX_REASON_LENGTH) ?? null;
     if (current.status !== "awaiting_approval" || current.approval === null)

@@ -723,9 +723,9 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
   }
 
   /**
-   * `execute()` on a distributed host: submitted to the backend, then waited for to the final
-   * record (through approvals, as locally). The caller's `signal` cancels the execution wherever
-   * it runs; `waitSignal` only stops waiting.
+   * `execute()` on a distributed host: submitted to the backend, then waited for until its final
+   * record — or, as locally, until it stops at `awaiting_approval`. The caller's `signal` cancels
+   * the execution wherever it runs; `waitSignal` only stops waiting.
    */
   private async executeThroughBackend(
     backend: ExecutionBackend,
@@ -747,6 +747,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     try {
       return await backend.wait(id, {
         apiKeyId: caller,
+        returnOnApproval: true,
         ...(options.waitSignal === undefined ? {} : { signal: options.waitSignal }),
       });
     } finally {

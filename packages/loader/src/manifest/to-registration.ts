@@ -28,7 +28,10 @@ function durableFields(
   manifest: SkillPackage["manifest"],
   defined: DefinedSkill | undefined,
 ): Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent" | "queue"> {
-  const fields: Pick<SkillRegistration, "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent" | "queue"> = {};
+  const fields: Pick<
+    SkillRegistration,
+    "approval" | "approvalTimeoutMs" | "concurrency" | "idempotent" | "queue"
+  > = {};
   const approval = manifest.approval ?? (defined?.approval === "required" ? "required" : undefined);
   if (approval !== undefined) fields.approval = approval;
   const approvalTimeoutMs = manifest.approvalTimeoutMs ?? defined?.approvalTimeoutMs;

@@ -1,28 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
+// Plain JavaScript (types in redis-server.d.mts) so that bench/*.mjs, which Node runs without a
+// TypeScript loader, starts its server with the same code as the tests.
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createConnection } from "node:net";
-import { freeLoopbackPort } from "./free-loopback-port.js";
-
-/** A redis-server a test started on a loopback port, stopped by {@link RunningRedis.stop}. */
-export interface RunningRedis {
-  /** `redis://127.0.0.1:<port>` */
-  url: string;
-  port: number;
-  /** Kills the server (SIGKILL, no save: its data is gone) and starts a new one on the same port. */
-  restart(): Promise<void>;
-  /** Stops the server this helper started. */
-  stop(): Promise<void>;
-}
-
-/** Options of {@link startRedisServer}. */
-export interface StartRedisOptions {
-  /** `maxmemory-policy` (default `noeviction`, what BullMQ needs). */
-  maxmemoryPolicy?: string;
-}
+import { freeLoopbackPort } from "./free-loopback-port.mjs";
 
 const START_TIMEOUT_MS = 15_000;
 
-async function answersPing(port: number): Promise<boolean> {
+async function answersPing(port) {
   return new Promise((resolve) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     socket.setTimeout(1000);
@@ -39,7 +24,7 @@ async function answersPing(port: number): Promise<boolean> {
   });
 }
 
-function spawnRedis(port: number, options: StartRedisOptions): ChildProcess {
+function spawnRedis(port, options) {
   // No persistence: a restart loses every key, the worst case for queued work.
   const child = spawn(
     "redis-server",
@@ -62,7 +47,7 @@ function spawnRedis(port: number, options: StartRedisOptions): ChildProcess {
   return child;
 }
 
-async function waitReady(child: ChildProcess, port: number): Promise<void> {
+async function waitReady(child, port) {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -77,7 +62,7 @@ async function waitReady(child: ChildProcess, port: number): Promise<void> {
   throw new Error(`redis-server on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms`);
 }
 
-async function kill(child: ChildProcess): Promise<void> {
+async function kill(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, "exit");
   child.kill("SIGKILL");
@@ -85,7 +70,7 @@ async function kill(child: ChildProcess): Promise<void> {
 }
 
 /** Starts a redis-server of its own on a free loopback port (apt-get install redis-server). */
-export async function startRedisServer(options: StartRedisOptions = {}): Promise<RunningRedis> {
+export async function startRedisServer(options = {}) {
   const port = await freeLoopbackPort();
   let child = spawnRedis(port, options);
   await waitReady(child, port);

@@ -1,26 +1,17 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+// Plain JavaScript (types in postgres-cluster.d.mts) so that bench/*.mjs, which Node runs without a
+// TypeScript loader, starts its cluster with the same code as the tests.
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import { freeLoopbackPort } from "./free-loopback-port.js";
-
-/** A throwaway PostgreSQL cluster a test started on a loopback port, stopped by {@link RunningPostgres.stop}. */
-export interface RunningPostgres {
-  /** `postgres://postgres@127.0.0.1:<port>/postgres` */
-  url: string;
-  port: number;
-  /** Creates an empty database and returns its URL (one per test keeps tests apart). */
-  createDatabase(name: string): string;
-  /** Stops the server (immediate shutdown) and deletes the cluster's folder. */
-  stop(): Promise<void>;
-}
+import { freeLoopbackPort } from "./free-loopback-port.mjs";
 
 const START_TIMEOUT_MS = 30_000;
 
 /** The newest PostgreSQL installed from Debian's packages (`/usr/lib/postgresql/<major>/bin`). */
-export function postgresBinaries(): string | undefined {
+export function postgresBinaries() {
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return undefined;
   const majors = readdirSync(root)
@@ -29,7 +20,7 @@ export function postgresBinaries(): string | undefined {
   return majors[0] === undefined ? undefined : join(root, majors[0], "bin");
 }
 
-function quote(value: string): string {
+function quote(value) {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
@@ -37,19 +28,19 @@ function quote(value: string): string {
  * The server refuses to run as root: as root, every command runs as the `postgres` user the
  * Debian package creates; as anyone else, as that user.
  */
-function asServerUser(command: string): { file: string; args: string[] } {
+function asServerUser(command) {
   if (userInfo().uid === 0) return { file: "su", args: ["postgres", "-s", "/bin/sh", "-c", command] };
   return { file: "/bin/sh", args: ["-c", command] };
 }
 
-function serverUserIds(): { uid: number; gid: number } | undefined {
+function serverUserIds() {
   if (userInfo().uid !== 0) return undefined;
   const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
   const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
   return { uid, gid };
 }
 
-async function accepts(port: number): Promise<boolean> {
+async function accepts(port) {
   return new Promise((resolve) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     socket.once("connect", () => {
@@ -64,7 +55,7 @@ async function accepts(port: number): Promise<boolean> {
  * Starts a PostgreSQL cluster of its own: `initdb` into a temporary folder, then `postgres` on a
  * free loopback port, trust authentication, fsync off (a test's data need not survive a crash).
  */
-export async function startPostgresCluster(): Promise<RunningPostgres> {
+export async function startPostgresCluster() {
   const binaries = postgresBinaries();
   if (binaries === undefined) throw new Error("PostgreSQL is not installed: apt-get install -y postgresql");
   const parent = mkdtempSync(join(tmpdir(), "skillbox-pg-"));
@@ -82,7 +73,7 @@ export async function startPostgresCluster(): Promise<RunningPostgres> {
   const serve = asServerUser(
     `exec ${quote(join(binaries, "postgres"))} -D ${quote(data)} -p ${port} -k ${quote(data)} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
   );
-  const child: ChildProcess = spawn(serve.file, serve.args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(serve.file, serve.args, { stdio: ["ignore", "pipe", "pipe"] });
   child.stdout?.resume();
   child.stderr?.resume();
   const stopServer = async () => {
