@@ -14,6 +14,7 @@ const LINKED_PACKAGES: Record<string, string> = {
   "@skillbox/server": "packages/server",
   "@skillbox/studio": "packages/studio",
   "@skillbox/llm": "packages/llm",
+  "@skillbox/distributed": "packages/distributed",
   skillbox: "packages/cli",
   "@acme/skill-weather": "examples/npm-skill-package",
   zod: "packages/core/node_modules/zod",

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createTemporaryTree, type TemporaryTree } from "./temporary-tree.js";
 
@@ -171,4 +171,50 @@ export function createCliProject(): CliProject {
       tree.cleanup();
     },
   };
+}
+
+/** The module hook {@link runRecordingImports} registers: it appends each resolved URL to a file. */
+const RECORD_HOOKS = [
+  'import { appendFileSync } from "node:fs";',
+  "let file;",
+  "export function initialize(data) { file = data.file; }",
+  "export async function resolve(specifier, context, next) {",
+  "  const result = await next(specifier, context);",
+  '  appendFileSync(file, result.url + "\\n");',
+  "  return result;",
+  "}",
+  "",
+].join("\n");
+
+/** What {@link runRecordingImports} saw. */
+export interface RecordedRun {
+  result: CliResult;
+  /** The URL of every module the process resolved, in order (repeats included). */
+  imports: string[];
+}
+
+/**
+ * Runs `skillbox <args>` in `project` with a module hook (`--import`) that notes every module the
+ * process resolves: how a test shows which packages a command loads, and which it never does.
+ */
+export async function runRecordingImports(
+  project: CliProject,
+  args: string[],
+  env: CliRunOptions["env"] = {},
+): Promise<RecordedRun> {
+  const record = project.tree.path("imports.txt");
+  project.tree.write("record-hooks.mjs", RECORD_HOOKS);
+  project.tree.write(
+    "record-imports.mjs",
+    [
+      'import { register } from "node:module";',
+      `register("./record-hooks.mjs", import.meta.url, { data: { file: ${JSON.stringify(record)} } });`,
+      "",
+    ].join("\n"),
+  );
+  project.tree.write("imports.txt", "");
+  const result = await project.run(args, {
+    env: { ...env, NODE_OPTIONS: `--import ${project.tree.path("record-imports.mjs")}` },
+  });
+  return { result, imports: readFileSync(record, "utf8").split("\n").filter(Boolean) };
 }

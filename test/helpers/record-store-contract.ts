@@ -1,5 +1,6 @@
 import { describe } from "vitest";
 import { claimCases } from "./record-store-contract/claims.js";
+import { deadlineCases } from "./record-store-contract/deadlines.js";
 import { decisionCases } from "./record-store-contract/decisions.js";
 import type { OpenRecordStore } from "./record-store-contract/fixture.js";
 import { noticeCases } from "./record-store-contract/notices.js";
@@ -8,6 +9,8 @@ import { recoveryCases } from "./record-store-contract/recovery.js";
 import { statsCases } from "./record-store-contract/stats.js";
 
 export type { OpenRecordStore, RecordStoreFixture } from "./record-store-contract/fixture.js";
+/** Records and approvals as the contract makes them, for suites around a store (workers, sweepers). */
+export { pendingApproval, queuedRecord } from "./record-store-contract/fixture.js";
 
 /**
  * Registers the behaviour every `ExecutionRecordStore` must have (its JSDoc and the issue 19
@@ -21,6 +24,7 @@ export function describeRecordStoreContract(name: string, open: OpenRecordStore)
     claimCases(open);
     decisionCases(open);
     recoveryCases(open);
+    deadlineCases(open);
     noticeCases(open);
     statsCases(open);
   });

@@ -9,6 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeResult, type ProcessResult } from "./child-processes.js";
 import { expectSuccess, printedJson } from "./cli-expectations.js";
+import { describeDistributedSteps } from "./distributed-steps.js";
 import { describeInstalledPackageSteps } from "./installed-package-steps.js";
 import { type InstalledProject, type InstallLayout, installProject } from "./installed-project.js";
 import { PUBLIC_PACKAGES, packPublicPackages } from "./pack-public-packages.js";
@@ -77,6 +78,7 @@ export function describeInstalledLayout(layout: InstallLayout): void {
     describeInstalledPackageSteps(() => project);
     describeScaffoldSteps(() => project);
     describeStudioSteps(() => project);
+    describeDistributedSteps(() => project);
 
     it(
       "an interceptor plugin folder (interceptor.json + handler, with options) rewrites a run's output",

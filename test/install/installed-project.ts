@@ -136,7 +136,7 @@ export async function installProject(options: InstallProjectOptions): Promise<In
     startCli: (cliArgs, commandOptions = {}) =>
       processes.start(binary, cliArgs, {
         cwd: path(commandOptions.cwd ?? "."),
-        env: userEnvironment(),
+        env: { ...userEnvironment(), ...commandOptions.environment },
         timeoutMs: commandOptions.timeoutMs ?? 120_000,
       }),
   };

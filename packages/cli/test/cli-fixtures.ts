@@ -29,3 +29,29 @@ export function boomFolder(): Record<string, TreeContent> {
     'throw Object.assign(new Error("the weather station is down"), { name: "SkillboxError", code: "WEATHER_DOWN" });',
   );
 }
+
+/**
+ * `gated`: holds until the file `input.gate` exists — a run under way for as long as the test
+ * needs, without timing. With `progress`, it first reports "step one" (1 of 4).
+ */
+export function gatedFolder(options: { progress?: boolean } = {}): Record<string, TreeContent> {
+  return {
+    "skill.json": {
+      name: "gated",
+      version: "1.0.0",
+      handler: "./index.ts",
+      input: { type: "object", properties: { gate: { type: "string" } }, required: ["gate"] },
+    },
+    "index.ts": [
+      'import { existsSync } from "node:fs";',
+      "export default async function handler(input: { gate: string }, ctx: any): Promise<unknown> {",
+      ...(options.progress === true
+        ? ['  ctx.progress({ progress: 1, total: 4, message: "step one" });']
+        : []),
+      "  while (!existsSync(input.gate)) await new Promise((resolve) => setTimeout(resolve, 20));",
+      "  return { done: true };",
+      "}",
+      "",
+    ].join("\n"),
+  };
+}

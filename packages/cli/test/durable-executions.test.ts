@@ -6,7 +6,7 @@ import {
   SKILLBOX_BIN,
 } from "@skillbox/test-helpers/cli-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { echoFolder, skillFolder } from "./cli-fixtures.js";
+import { echoFolder, gatedFolder, skillFolder } from "./cli-fixtures.js";
 
 /** util-linux `script` gives a process a pseudo-terminal: the only way to see what a TTY shows. */
 const HAS_SCRIPT = spawnSync("script", ["--version"]).status === 0;
@@ -30,23 +30,7 @@ beforeAll(() => {
     ),
   );
   // Reports progress, then holds until the test creates the gate file: no timing involved.
-  project.tree.writeFolder("plugins/gated", {
-    "skill.json": {
-      name: "gated",
-      version: "1.0.0",
-      handler: "./index.ts",
-      input: { type: "object", properties: { gate: { type: "string" } }, required: ["gate"] },
-    },
-    "index.ts": [
-      'import { existsSync } from "node:fs";',
-      "export default async function handler(input: { gate: string }, ctx: any): Promise<unknown> {",
-      '  ctx.progress({ progress: 1, total: 4, message: "step one" });',
-      "  while (!existsSync(input.gate)) await new Promise((resolve) => setTimeout(resolve, 20));",
-      "  return { done: true };",
-      "}",
-      "",
-    ].join("\n"),
-  });
+  project.tree.writeFolder("plugins/gated", gatedFolder({ progress: true }));
 });
 
 afterAll(async () => {

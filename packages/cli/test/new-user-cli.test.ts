@@ -1,6 +1,11 @@
 import { cpSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type CliProject, type CliResult, createCliProject } from "@skillbox/test-helpers/cli-process";
+import {
+  type CliProject,
+  type CliResult,
+  createCliProject,
+  runRecordingImports,
+} from "@skillbox/test-helpers/cli-process";
 import { hasTestImage } from "@skillbox/test-helpers/engine-availability";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { echoFolder, skillFolder } from "./cli-fixtures.js";
@@ -274,37 +279,11 @@ describe("--version", { timeout: 60_000 }, () => {
   });
 
   it("loads none of core, the loader, the server, the sandbox or better-sqlite3 to answer", async () => {
-    const record = project.tree.path("imports.txt");
-    project.tree.write(
-      "record-hooks.mjs",
-      [
-        'import { appendFileSync } from "node:fs";',
-        "let file;",
-        "export function initialize(data) { file = data.file; }",
-        "export async function resolve(specifier, context, next) {",
-        "  const result = await next(specifier, context);",
-        '  appendFileSync(file, result.url + "\\n");',
-        "  return result;",
-        "}",
-        "",
-      ].join("\n"),
-    );
-    project.tree.write(
-      "record-imports.mjs",
-      [
-        'import { register } from "node:module";',
-        `register("./record-hooks.mjs", import.meta.url, { data: { file: ${JSON.stringify(record)} } });`,
-        "",
-      ].join("\n"),
-    );
     const heavy = /\/packages\/(core|loader|server|sandbox)\/|\/@skillbox\/|better-sqlite3/;
     const importsOf = async (args: string[]) => {
-      project.tree.write("imports.txt", "");
-      const result = await project.run(args, {
-        env: { NODE_OPTIONS: `--import ${project.tree.path("record-imports.mjs")}` },
-      });
+      const { result, imports } = await runRecordingImports(project, args);
       expect(result.code, result.stderr).toBe(0);
-      return readFileSync(record, "utf8").split("\n").filter(Boolean);
+      return imports;
     };
 
     const forVersion = await importsOf(["--version"]);

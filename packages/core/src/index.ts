@@ -21,20 +21,30 @@ export {
   type SkillDefinitionOptions,
 } from "./define-skill.js";
 // The shared record of executions that several processes (or hosts) dispatch and run.
+export { isPostgresUrl, redactedUrl } from "./distributed/database-url.js";
 export type { BackendApprove, BackendSubmit, ExecutionBackend } from "./distributed/execution-backend.js";
 export type {
+  ApproveRecordOptions,
   CancelRequestResult,
+  ClaimOptions,
   ClaimResult,
   ClaimToken,
+  DispatchTarget,
+  EndUnclaimedOptions,
   ExecutionClaim,
   ExecutionRecordStore,
   FinalOutcome,
   InsertQueuedResult,
+  ListWorkersOptions,
+  PauseOptions,
   QueuedExecutionRecord,
   RecordNotice,
+  RecoverExpiredOptions,
   RecoveredExecution,
   RenewResult,
+  RequestCancelOptions,
   StaleQueuedExecution,
+  StaleQueuedOptions,
   WorkerHeartbeat,
   WorkerRecord,
 } from "./distributed/execution-record-store.js";

@@ -5,6 +5,9 @@
  * Not semver-stable: any release may change or remove what is here. Applications and skill
  * packages import `@skillbox/core` (or `@skillbox/core/handler`); nothing here is for them.
  */
+export { readSqliteSchemaVersion, type SchemaVersion } from "./database/read-sqlite-schema-version.js";
+export { MAX_LEASE_REQUEUES } from "./distributed/execution-record-store.js";
+export { type RecordJobRow, type WorkerRow, workerOf } from "./distributed/record-rows.js";
 export { reviveError } from "./errors/revive-error.js";
 export type { SerializedError } from "./errors/serialize-error.js";
 export { createExecutionId } from "./executor/create-execution-id.js";
@@ -48,9 +51,11 @@ export {
   timelineResult,
 } from "./executor/execution-timeline-query.js";
 export { findOverDeepPath } from "./executor/find-over-deep-path.js";
+export { type ExecutionEventsSource, followExecutionEvents } from "./executor/follow-execution-events.js";
 export { hashInput } from "./executor/hash-input.js";
 export { checkSameRequest } from "./executor/idempotency-gate.js";
 export { findJsonSchemaProblem } from "./executor/schema-validator.js";
+export { type SettledWaitSource, waitUntilSettled } from "./executor/wait-until-settled.js";
 export { isGlobalOwner } from "./registry/owner-scope.js";
 export { parseSkillReference, type SkillReference } from "./registry/skill-reference.js";
 export { handlerModulePath } from "./runtime/handler-module-path.js";

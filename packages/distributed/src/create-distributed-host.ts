@@ -5,12 +5,14 @@ import {
   createConsoleLogger,
   createSkillHost,
   createSqliteRecordStore,
+  isPostgresUrl,
   SkillboxError,
   type SkillExecutor,
   type SkillExecutorCloseOptions,
   type SkillHostOptions,
   type SkillRegistry,
 } from "@skillbox/core";
+import { readSqliteSchemaVersion } from "@skillbox/core/internal";
 import { DistributedExecutions } from "./distributed-executions.js";
 import { buildDoctorReport, type DoctorReport } from "./doctor-report.js";
 import { createPostgresRecordStore } from "./postgres/postgres-record-store.js";
@@ -20,6 +22,9 @@ import { RecordSweeper } from "./queue/record-sweeper.js";
 import { runClaimedExecution } from "./run-claimed-execution.js";
 import { skillContentHash } from "./skill-content-hash.js";
 import { DEFAULT_QUEUE } from "./skill-queue-name.js";
+
+/** Runs a host's worker takes at once unless told (`queueWorker.concurrency`). */
+const DEFAULT_WORKER_CONCURRENCY = 16;
 
 /** What a distributed host does: take requests (`api`), run executions (`worker`), or both. */
 export type DistributedRole = "api" | "worker" | "both";
@@ -88,22 +93,61 @@ export interface DistributedHost {
   close(options?: SkillExecutorCloseOptions): Promise<void>;
 }
 
-function isPostgresUrl(database: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(database);
+/** Options of {@link openRecordStore}. */
+export interface OpenRecordStoreOptions {
+  /**
+   * Bring the schema up to date (default true). `false` (`skillbox doctor`, which only looks):
+   * nothing is created or changed; a PostgreSQL store is returned as it is (its
+   * `schemaVersion()` tells whether it needs migration), and a SQLite file that does not exist
+   * or needs migration is refused with `DATABASE_ERROR` (opening one migrates it).
+   */
+  migrate?: boolean;
+  /**
+   * Most connections of a PostgreSQL store's pool (default 10). A worker host needs one per run
+   * under way and a few more: {@link createDistributedHost} sizes it from the worker's concurrency.
+   */
+  poolMax?: number;
 }
 
-/** Opens the shared record the `database` option names and brings its schema up to date. */
-export async function openRecordStore(database: string): Promise<ExecutionRecordStore> {
+/** Opens the shared record the `database` option names and brings its schema up to date (unless told not to). */
+export async function openRecordStore(
+  database: string,
+  options: OpenRecordStoreOptions = {},
+): Promise<ExecutionRecordStore> {
+  const migrate = options.migrate ?? true;
+  if (!migrate && !isPostgresUrl(database)) refuseSqliteToMigrate(database);
   const store = isPostgresUrl(database)
-    ? createPostgresRecordStore({ url: database, applicationName: `skillbox ${hostname()}` })
+    ? createPostgresRecordStore({
+        url: database,
+        applicationName: `skillbox ${hostname()}`,
+        ...(options.poolMax === undefined ? {} : { pool: { max: options.poolMax } }),
+      })
     : createSqliteRecordStore({ path: database });
   try {
-    await store.migrate();
+    if (migrate) await store.migrate();
   } catch (error) {
     await store.close();
     throw error;
   }
   return store;
+}
+
+/** Throws unless the SQLite file exists with the newest schema: opening it would create or migrate it. */
+function refuseSqliteToMigrate(path: string): void {
+  const schema = readSqliteSchemaVersion(path);
+  if (schema === undefined) {
+    throw new SkillboxError(
+      "DATABASE_ERROR",
+      `There is no Skillbox database at ${path}: nothing was recorded there yet (check SKILLBOX_DB)`,
+    );
+  }
+  if (schema.applied < schema.latest) {
+    throw new SkillboxError(
+      "DATABASE_ERROR",
+      `The database at ${path} needs migration: its schema is at version ${schema.applied}, this Skillbox needs ${schema.latest}; start a host of this version (it migrates on start)`,
+      { data: { schemaVersion: schema.applied, latestSchemaVersion: schema.latest } },
+    );
+  }
 }
 
 function checkedRole(role: unknown): DistributedRole {
@@ -124,7 +168,7 @@ function checkedRole(role: unknown): DistributedRole {
 export async function createDistributedHost(options: DistributedHostOptions): Promise<DistributedHost> {
   const role = checkedRole(options.role);
   const logger = options.logger ?? createConsoleLogger();
-  const store = await openRecordStore(options.database);
+  const store = await openRecordStore(options.database, { poolMax: poolMaxOf(role, options.queueWorker) });
   const cleanups: (() => Promise<void>)[] = [() => store.close()];
   const closeAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -162,7 +206,45 @@ export async function createDistributedHost(options: DistributedHostOptions): Pr
     if (sweeper !== undefined) cleanups.push(() => sweeper.close());
     const workerId = workerOptions?.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     let worker: ClaimingWorker | undefined;
+    /** The start under way: a second call waits for it; a failed one is forgotten so a later call retries. */
+    let workerStart: Promise<void> | undefined;
     let closing: Promise<void> | undefined;
+    /** Builds and starts this host's worker; a worker whose start failed is closed and forgotten. */
+    const startClaimingWorker = async (): Promise<void> => {
+      const starting = new ClaimingWorker({
+        url: options.queue,
+        store,
+        queues: workerOptions?.queues ?? [DEFAULT_QUEUE],
+        concurrency: workerOptions?.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+        workerId,
+        logger,
+        ...prefixOf(options),
+        ...(workerOptions?.leaseMs === undefined ? {} : { leaseMs: workerOptions.leaseMs }),
+        ...(workerOptions?.heartbeatMs === undefined ? {} : { heartbeatMs: workerOptions.heartbeatMs }),
+        ...(workerOptions?.onJob === undefined ? {} : { onJob: workerOptions.onJob }),
+        run: (claim, context) =>
+          runClaimedExecution(claim, {
+            executor: local.executor,
+            workerId,
+            signal: context.signal,
+            reportProgress: context.reportProgress,
+          }),
+        describe: () =>
+          local.registry.list().map((skill) => ({
+            name: skill.name,
+            version: skill.version,
+            contentHash: skillContentHash(skill),
+          })),
+      });
+      worker = starting;
+      try {
+        await starting.start();
+      } catch (error) {
+        worker = undefined;
+        await starting.close().catch(() => undefined);
+        throw error;
+      }
+    };
     return {
       role,
       registry: local.registry,
@@ -172,34 +254,13 @@ export async function createDistributedHost(options: DistributedHostOptions): Pr
       get worker() {
         return worker;
       },
-      async startWorker() {
-        if (role === "api" || worker !== undefined) return;
-        worker = new ClaimingWorker({
-          url: options.queue,
-          store,
-          queues: workerOptions?.queues ?? [DEFAULT_QUEUE],
-          concurrency: workerOptions?.concurrency ?? 16,
-          workerId,
-          logger,
-          ...prefixOf(options),
-          ...(workerOptions?.leaseMs === undefined ? {} : { leaseMs: workerOptions.leaseMs }),
-          ...(workerOptions?.heartbeatMs === undefined ? {} : { heartbeatMs: workerOptions.heartbeatMs }),
-          ...(workerOptions?.onJob === undefined ? {} : { onJob: workerOptions.onJob }),
-          run: (claim, context) =>
-            runClaimedExecution(claim, {
-              executor: local.executor,
-              workerId,
-              signal: context.signal,
-              reportProgress: context.reportProgress,
-            }),
-          describe: () =>
-            local.registry.list().map((skill) => ({
-              name: skill.name,
-              version: skill.version,
-              contentHash: skillContentHash(skill),
-            })),
+      startWorker() {
+        if (role === "api") return Promise.resolve();
+        workerStart ??= startClaimingWorker().catch((error: unknown) => {
+          workerStart = undefined;
+          throw error;
         });
-        await worker.start();
+        return workerStart;
       },
       doctor: () =>
         buildDoctorReport({
@@ -221,6 +282,27 @@ export async function createDistributedHost(options: DistributedHostOptions): Pr
     await closeAll();
     throw error;
   }
+}
+
+/**
+ * Connections of the record's pool beyond one per run: claims of the next jobs, the worker's
+ * heartbeat and clock, the sweeper, followers' reads and the API's requests.
+ */
+const SPARE_CONNECTIONS = 6;
+/** A PostgreSQL store's own default pool size, the least a host gets. */
+const DEFAULT_POOL_MAX = 10;
+
+/**
+ * The record's pool size: a worker's runs each renew, report progress and commit on it, so a
+ * pool smaller than the concurrency makes them wait for connections (and a renewal that waits
+ * past the lease loses the run); an API host keeps the store's default.
+ */
+function poolMaxOf(role: DistributedRole, worker: DistributedWorkerOptions | undefined): number | undefined {
+  if (role === "api") return undefined;
+  const concurrency = worker?.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
+  // A concurrency that is no count is refused by the worker, with a message that names it.
+  if (!Number.isInteger(concurrency) || concurrency < 1) return undefined;
+  return Math.min(1000, Math.max(DEFAULT_POOL_MAX, concurrency + SPARE_CONNECTIONS));
 }
 
 function prefixOf(options: { prefix?: string }): { prefix?: string } {

@@ -14,7 +14,6 @@ import {
   type ExecutionSummaryOptions,
   type ExecutionTimeline,
   type ExecutionTimelineOptions,
-  isFinalExecutionStatus,
   type RejectOptions,
   SkillboxError,
   type SkillExecution,
@@ -28,10 +27,11 @@ import {
   checkedDecider,
   checkedText,
   checkSameRequest,
+  followExecutionEvents,
   hashInput,
-  isSettled,
   MAX_REASON_LENGTH,
   notPending,
+  waitUntilSettled,
 } from "@skillbox/core/internal";
 import { RecordFollower } from "./record-follower.js";
 import { skillContentHash } from "./skill-content-hash.js";
@@ -108,7 +108,7 @@ export class DistributedExecutions implements ExecutionBackend {
       rawInputJson: request.rawInputJson,
       inputHash,
       optionsJson: JSON.stringify(request.jobOptions),
-      deadlineAt: request.deadlineAt,
+      totalTimeoutMs: request.totalTimeoutMs,
       rerunnable: skill.idempotent === true,
     });
     if (!inserted.inserted) {
@@ -129,52 +129,15 @@ export class DistributedExecutions implements ExecutionBackend {
     return request.id;
   }
 
-  async wait(id: string, options: WaitOptions = {}): Promise<SkillExecution> {
-    const timeoutMs = options.timeoutMs;
-    if (
-      timeoutMs !== undefined &&
-      !(typeof timeoutMs === "number" && timeoutMs >= 0 && Number.isFinite(timeoutMs))
-    ) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `wait: \`timeoutMs\` must be a number of milliseconds of at least 0, got ${JSON.stringify(timeoutMs)}`,
-      );
-    }
-    this.checkOpen();
-    // Subscribed before the read: an end committed between the two still reaches the subscription.
-    const subscription = this.follower.hub.subscribe(
-      { ids: new Set([id]) },
-      { signal: options.signal, endAfterFinished: true },
-    );
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const current = await this.read(id, options);
-      if (isSettled(current, options.returnOnApproval)) return current;
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          void this.store.get(id).then(
-            (now) =>
-              subscription.fail(
-                new SkillboxError(
-                  "WAIT_TIMEOUT",
-                  `Execution ${id} had not ended after ${timeoutMs} ms of waiting (it is ${(now ?? current).status}); wait again or follow its events`,
-                  { data: { execution: now ?? current } },
-                ),
-              ),
-            (error: unknown) => subscription.fail(error),
-          );
-        }, timeoutMs);
-      }
-      for await (const event of subscription) {
-        if (event.type === "finished") return event.execution;
-        if (event.type === "status" && isSettled(event.execution, options.returnOnApproval))
-          return event.execution;
-      }
-      throw new SkillboxError("BUSY", `The executor closed while waiting for execution ${id}`);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      await subscription.return();
-    }
+  wait(id: string, options: WaitOptions = {}): Promise<SkillExecution> {
+    return waitUntilSettled(id, options, {
+      hub: this.follower.hub,
+      read: () => {
+        this.checkOpen();
+        return this.read(id, options);
+      },
+      readAtTimeout: () => this.store.get(id),
+    });
   }
 
   async cancel(id: string, options: CancelOptions = {}): Promise<SkillExecution> {
@@ -212,7 +175,15 @@ export class DistributedExecutions implements ExecutionBackend {
       ...(request.rawInputJson === undefined ? {} : { rawInputJson: request.rawInputJson }),
       ...(request.auditedInputJson === undefined ? {} : { auditedInputJson: request.auditedInputJson }),
     });
-    if (approved === undefined) throw notPending(request.id, await this.read(request.id, request), "approve");
+    if (approved === undefined) {
+      const current = await this.read(request.id, request);
+      // The store expires an approval past its deadline (database clock) instead of granting it.
+      if (current.status === "rejected" && current.approval?.decision === "expired") {
+        this.follower.publish(current);
+        throw approvalExpired(current);
+      }
+      throw notPending(request.id, current, "approve");
+    }
     this.follower.publish(approved);
     const target = await this.store.dispatchTarget(approved.id);
     if (target !== undefined) await this.dispatch([{ executionId: approved.id, ...target }]);
@@ -251,27 +222,7 @@ export class DistributedExecutions implements ExecutionBackend {
     options: EventsOptions = {},
   ): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
     this.checkOpen();
-    const subscription = this.follower.hub.subscribe(
-      { ids: new Set([id]) },
-      { signal: options.signal, endAfterFinished: true },
-    );
-    try {
-      const current = await this.read(id, options);
-      if (isFinalExecutionStatus(current.status)) {
-        yield { type: "finished", executionId: id, execution: current };
-        return;
-      }
-      yield {
-        type: "status",
-        executionId: id,
-        status: current.status,
-        at: new Date().toISOString(),
-        execution: current,
-      };
-      yield* subscription;
-    } finally {
-      await subscription.return();
-    }
+    yield* followExecutionEvents(id, options, { hub: this.follower.hub, read: () => this.read(id, options) });
   }
 
   async *watch(filter: WatchFilter = {}): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
@@ -362,6 +313,16 @@ const CANCEL_WAIT_MS = 5000;
 
 function owner(access: ExecutionAccess): { owner?: string } {
   return access.apiKeyId === undefined ? {} : { owner: access.apiKeyId };
+}
+
+/** As the one-host executor answers an approval that came too late. */
+function approvalExpired(execution: SkillExecution): SkillboxError {
+  const expiresAt = execution.approval?.expiresAt ?? null;
+  return new SkillboxError(
+    "APPROVAL_EXPIRED",
+    `Execution ${execution.id} waited for approval until ${expiresAt}, and that has passed; submit it again`,
+    { data: { expiresAt } },
+  );
 }
 
 function notFound(id: string): SkillboxError {

@@ -10,7 +10,17 @@ export interface QueueDepth {
 
 /** What `skillbox doctor` shows of a distributed deployment. */
 export interface DoctorReport {
-  database: { dialect: "sqlite" | "postgres"; reachable: boolean; error?: string; clockSkewMs?: number };
+  database: {
+    dialect: "sqlite" | "postgres";
+    reachable: boolean;
+    error?: string;
+    clockSkewMs?: number;
+    /** The schema version applied to the database, and the newest this Skillbox knows. */
+    schemaVersion?: number;
+    latestSchemaVersion?: number;
+    /** How full PostgreSQL's NOTIFY queue is, from 0 to 1 (`pg_notification_queue_usage()`). */
+    notificationQueueUsage?: number;
+  };
   redis: { reachable: boolean; version?: string; maxmemoryPolicy?: string; error?: string };
   queues: QueueDepth[];
   workers: WorkerRecord[];
@@ -20,9 +30,21 @@ export interface DoctorReport {
   problems: string[];
 }
 
+/** What the doctor reads of a store besides the record contract, where the store can tell it. */
+export interface DoctorStoreChecks {
+  /** The schema version applied and the newest the code knows (the PostgreSQL store tells it). */
+  schemaVersion?(): Promise<{ applied: number; latest: number }>;
+  /** How full the NOTIFY queue is, from 0 to 1 (the PostgreSQL store tells it). */
+  notificationQueueUsage?(): Promise<number>;
+}
+
+/** NOTIFY queue usage above which the doctor reports a problem (at 1 every notifying commit fails). */
+const NOTIFICATION_QUEUE_WARNING = 0.5;
+
 /** What {@link buildDoctorReport} reads from. */
 export interface DoctorSources {
-  store: ExecutionRecordStore;
+  /** What the report reads of the shared record (a stand-in that rejects, when it could not be opened). */
+  store: Pick<ExecutionRecordStore, "dialect" | "now" | "listWorkers"> & DoctorStoreChecks;
   /** The Redis server's version and eviction policy, or why it cannot be reached. */
   redis(): Promise<{ version: string; maxmemoryPolicy: string }>;
   /** The depth of each queue the workers (and `queues`) name. */
@@ -49,7 +71,11 @@ export async function buildDoctorReport(sources: DoctorSources): Promise<DoctorR
     const now = await sources.store.now();
     database.reachable = true;
     database.clockSkewMs = Math.round(now - (before + Date.now()) / 2);
-    workers = await sources.store.listWorkers({ withinMs: 24 * 60 * 60 * 1000 });
+    // An old schema may lack the tables read below: it is reported, never migrated here.
+    if (await schemaIsCurrent(sources.store, database, problems)) {
+      workers = await sources.store.listWorkers({ withinMs: 24 * 60 * 60 * 1000 });
+      await checkNotificationQueue(sources.store, database, problems);
+    }
   } catch (error) {
     database.error = (error as Error).message;
     problems.push(
@@ -101,6 +127,46 @@ export async function buildDoctorReport(sources: DoctorSources): Promise<DoctorR
     );
   }
   return { database, redis, queues, workers, hashConflicts, problems };
+}
+
+/** Records the schema version; false (with a problem) when the database needs migration first. */
+async function schemaIsCurrent(
+  store: DoctorStoreChecks,
+  database: DoctorReport["database"],
+  problems: string[],
+): Promise<boolean> {
+  if (typeof store.schemaVersion !== "function") return true;
+  const { applied, latest } = await store.schemaVersion();
+  database.schemaVersion = applied;
+  database.latestSchemaVersion = latest;
+  if (applied < latest) {
+    problems.push(
+      `The database needs migration: its schema is at version ${applied}, this Skillbox needs ${latest}; start a host or worker of this version (it migrates on start), then run the doctor again`,
+    );
+    return false;
+  }
+  if (applied > latest) {
+    problems.push(
+      `The database's schema (version ${applied}) is newer than this Skillbox knows (${latest}): upgrade this host to the version the others run`,
+    );
+  }
+  return true;
+}
+
+/** Records how full the NOTIFY queue is; a problem above {@link NOTIFICATION_QUEUE_WARNING}. */
+async function checkNotificationQueue(
+  store: DoctorStoreChecks,
+  database: DoctorReport["database"],
+  problems: string[],
+): Promise<void> {
+  if (typeof store.notificationQueueUsage !== "function") return;
+  const usage = await store.notificationQueueUsage();
+  database.notificationQueueUsage = usage;
+  if (usage > NOTIFICATION_QUEUE_WARNING) {
+    problems.push(
+      `PostgreSQL's NOTIFY queue is ${Math.round(usage * 100)} % full: a listening session stopped reading its notices (a stopped or hung process); find it in pg_stat_activity (application_name ending in ":listener", LISTEN) and end it with pg_terminate_backend — when the queue is full, every commit that notifies fails`,
+    );
+  }
 }
 
 function conflictingHashes(workers: readonly WorkerRecord[]): { skill: string; hashes: string[] }[] {

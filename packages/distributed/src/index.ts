@@ -4,6 +4,7 @@ export {
   type DistributedHostOptions,
   type DistributedRole,
   type DistributedWorkerOptions,
+  type OpenRecordStoreOptions,
   openRecordStore,
 } from "./create-distributed-host.js";
 export {
@@ -15,6 +16,7 @@ export {
   buildDoctorReport,
   type DoctorReport,
   type DoctorSources,
+  type DoctorStoreChecks,
   type QueueDepth,
 } from "./doctor-report.js";
 export { POSTGRES_SCHEMA_VERSION } from "./postgres/postgres-migrations.js";
@@ -36,7 +38,6 @@ export {
   type QueueRedisOptions,
   type QueueRedisRole,
   queueRedisOptions,
-  redactedUrl,
   waitForQueueRedis,
 } from "./queue/connect-queue-redis.js";
 export type { ExecutionJob } from "./queue/execution-job.js";

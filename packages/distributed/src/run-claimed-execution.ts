@@ -1,4 +1,10 @@
-import type { ExecutionClaim, JobOptions, Skill, SkillExecutor } from "@skillbox/core";
+import {
+  type ExecutionClaim,
+  type JobOptions,
+  type Skill,
+  SkillboxError,
+  type SkillExecutor,
+} from "@skillbox/core";
 import type { RunResult } from "./queue/execution-runner.js";
 import { skillContentHash } from "./skill-content-hash.js";
 
@@ -26,17 +32,21 @@ export async function runClaimedExecution(
   if (skill === undefined) {
     return refused(
       claim,
-      "SKILL_NOT_FOUND",
-      `Worker ${options.workerId} has no skill ${claim.skillName}@${claim.skillVersion} that ${claim.apiKeyId} can run; deploy the same skill folders on every worker`,
+      new SkillboxError(
+        "SKILL_NOT_FOUND",
+        `Worker ${options.workerId} has no skill ${claim.skillName}@${claim.skillVersion} that ${claim.apiKeyId} can run; deploy the same skill folders on every worker`,
+      ),
     );
   }
   const hash = skillContentHash(skill);
   if (hash !== claim.contentHash) {
     return refused(
       claim,
-      "SKILL_VERSION_MISMATCH",
-      `Worker ${options.workerId} has other code for ${claim.skillName}@${claim.skillVersion} (content hash ${hash.slice(0, 12)}, the job was submitted for ${claim.contentHash.slice(0, 12)}); deploy the same skill folders on every host, or bump the version when the code changes`,
-      { workerHash: hash, jobHash: claim.contentHash },
+      new SkillboxError(
+        "SKILL_VERSION_MISMATCH",
+        `Worker ${options.workerId} has other code for ${claim.skillName}@${claim.skillVersion} (content hash ${hash.slice(0, 12)}, the job was submitted for ${claim.contentHash.slice(0, 12)}); deploy the same skill folders on every host, or bump the version when the code changes`,
+        { data: { workerHash: hash, jobHash: claim.contentHash } },
+      ),
     );
   }
   const outcome = await options.executor.runDispatched({
@@ -86,18 +96,18 @@ function resolveWorkerSkill(executor: SkillExecutor, claim: ExecutionClaim): Ski
   }
 }
 
-function refused(
-  claim: ExecutionClaim,
-  code: string,
-  message: string,
-  data?: Record<string, unknown>,
-): RunResult {
+/** A run refused before any code ran: the execution ends with `error`'s code, message and data. */
+function refused(claim: ExecutionClaim, error: SkillboxError): RunResult {
   return {
     kind: "final",
     outcome: {
       status: "error",
       outputJson: null,
-      error: { code, message, dataJson: data === undefined ? null : JSON.stringify(data) },
+      error: {
+        code: error.code,
+        message: error.message,
+        dataJson: error.data === undefined ? null : JSON.stringify(error.data),
+      },
       attempts: claim.attempts,
       durationMs: 0,
       traceId: null,

@@ -1,161 +1,27 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type {
-  ExecutionClaim,
-  ExecutionRecordStore,
-  FinalOutcome,
-  QueuedExecutionRecord,
-} from "@skillbox/core";
 import {
-  createSqliteRecordStore,
   type ExecutionApproval,
+  type ExecutionClaim,
+  type ExecutionRecordStore,
   executionStatusForCode,
   type SkillboxError,
 } from "@skillbox/core";
-import { createExecutionId } from "@skillbox/core/internal";
+import { ClaimingWorker, type RunResult, runStopKind } from "@skillbox/distributed";
+import { pendingApproval } from "@skillbox/test-helpers/record-store-contract";
+import { startRedisServer } from "@skillbox/test-helpers/redis-server";
+import { describe, expect, it } from "vitest";
 import {
-  ClaimingWorker,
-  type ClaimingWorkerJobReport,
-  type ClaimingWorkerOptions,
-  createPostgresRecordStore,
-  ExecutionJobQueue,
-  type RunResult,
-  runStopKind,
-} from "@skillbox/distributed";
-import { type RunningPostgres, startPostgresCluster } from "@skillbox/test-helpers/postgres-cluster";
-import { type RunningRedis, startRedisServer } from "@skillbox/test-helpers/redis-server";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+  count,
+  gate,
+  RECORD_KINDS,
+  submit,
+  success,
+  successOutcome,
+  uniquePrefix,
+  useQueueFixture,
+  WAIT,
+} from "./queue-fixture.js";
 
-const WAIT = { timeout: 20_000, interval: 20 } as const;
-
-let redis: RunningRedis;
-let postgres: RunningPostgres;
-let databases = 0;
-let directory: string;
-const closers: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedisServer(), startPostgresCluster()]);
-  directory = await mkdtemp(join(tmpdir(), "skillbox-claiming-"));
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
-});
-
-/** The shared record's two implementations; every test runs on both. */
-const RECORD_KINDS = ["postgres", "sqlite"] as const;
-type RecordKind = (typeof RECORD_KINDS)[number];
-
-/**
- * A fresh shared record: a PostgreSQL database of the file's cluster, or a SQLite file. Every
- * "host" of a test opens it as its own store (`another()`).
- */
-async function openRecord(
-  kind: RecordKind,
-): Promise<{ store: ExecutionRecordStore; another(): Promise<ExecutionRecordStore> }> {
-  const path = join(directory, `${createExecutionId()}.db`);
-  const url = kind === "postgres" ? postgres.createDatabase(`records_${process.pid}_${++databases}`) : "";
-  const open = async () => {
-    const store =
-      kind === "postgres"
-        ? createPostgresRecordStore({ url, pool: { max: 4 } })
-        : createSqliteRecordStore({ path, pollIntervalMs: 20 });
-    closers.push(() => store.close());
-    await store.migrate();
-    return store;
-  };
-  return { store: await open(), another: open };
-}
-
-function queuedRecord(overrides: Partial<QueuedExecutionRecord> = {}): QueuedExecutionRecord {
-  return {
-    id: createExecutionId(),
-    skillId: "skill-echo-1",
-    skillName: "echo",
-    skillVersion: "1.0.0",
-    contentHash: "sha256:echo-1",
-    queue: "default",
-    apiKeyId: "owner-a",
-    sessionId: null,
-    parentExecutionId: null,
-    idempotencyKey: null,
-    auditedInputJson: '{"n":1}',
-    rawInputJson: '{"n":1}',
-    inputHash: null,
-    optionsJson: "{}",
-    deadlineAt: null,
-    rerunnable: false,
-    ...overrides,
-  };
-}
-
-/** Records executions as a host does: `queued` in the record, then their jobs added. */
-async function submit(
-  store: ExecutionRecordStore,
-  queue: ExecutionJobQueue,
-  count = 1,
-  overrides: Partial<QueuedExecutionRecord> = {},
-): Promise<string[]> {
-  const records = Array.from({ length: count }, () => queuedRecord(overrides));
-  for (const record of records) expect((await store.insertQueued(record)).inserted).toBe(true);
-  await queue.add(
-    records.map((record) => ({
-      executionId: record.id,
-      queue: record.queue,
-      contentHash: record.contentHash,
-    })),
-  );
-  await store.markEnqueued(records.map((record) => record.id));
-  return records.map((record) => record.id);
-}
-
-async function openQueue(prefix: string): Promise<ExecutionJobQueue> {
-  const queue = await ExecutionJobQueue.open({ url: redis.url, prefix });
-  closers.push(() => queue.close());
-  return queue;
-}
-
-function uniquePrefix(): string {
-  return `t-${createExecutionId().slice(-12)}`;
-}
-
-async function startWorker(
-  options: Partial<ClaimingWorkerOptions> & Pick<ClaimingWorkerOptions, "store" | "run" | "prefix">,
-): Promise<{ worker: ClaimingWorker; reports: ClaimingWorkerJobReport[] }> {
-  const reports: ClaimingWorkerJobReport[] = [];
-  const worker = new ClaimingWorker({
-    url: redis.url,
-    queues: ["default"],
-    concurrency: 2,
-    describe: () => [{ name: "echo", version: "1.0.0", contentHash: "sha256:echo-1" }],
-    onJob: (report) => reports.push(report),
-    ...options,
-  });
-  await worker.start();
-  closers.push(() => worker.close({ graceMs: 1000 }));
-  return { worker, reports };
-}
-
-function successOutcome(claim: ExecutionClaim, output: unknown): FinalOutcome {
-  return {
-    status: "success",
-    outputJson: JSON.stringify(output),
-    error: null,
-    attempts: claim.attempts + 1,
-    durationMs: 1,
-    traceId: null,
-    spanId: null,
-  };
-}
-
-function success(claim: ExecutionClaim, output: unknown): RunResult {
-  return { kind: "final", outcome: successOutcome(claim, output) };
-}
+const { openRecord, openQueue, startWorker, onClose } = useQueueFixture();
 
 /** The outcome a run reports once its signal stopped it, as the executor reports one. */
 function stopped(claim: ExecutionClaim, signal: AbortSignal): RunResult {
@@ -174,39 +40,11 @@ function stopped(claim: ExecutionClaim, signal: AbortSignal): RunResult {
   };
 }
 
-function approvalRequest(): ExecutionApproval {
-  return {
-    reason: "sends an email",
-    requestedBy: "skill",
-    requestedAt: new Date().toISOString(),
-    expiresAt: null,
-    decision: null,
-    decidedBy: null,
-    decidedAt: null,
-    comment: null,
-    inputEdited: false,
-  };
-}
-
 function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
-}
-
-function gate(): { open(): void; opened: Promise<void> } {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
-
-function count(values: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return counts;
 }
 
 describe.each(RECORD_KINDS)("ClaimingWorker (%s record)", (kind) => {
@@ -380,7 +218,7 @@ describe.each(RECORD_KINDS)("ClaimingWorker (%s record)", (kind) => {
         return stopped(claim, signal);
       },
     });
-    const [id] = await submit(record.store, queue, 1, { deadlineAt: (await record.store.now()) + 1000 });
+    const [id] = await submit(record.store, queue, 1, { totalTimeoutMs: 1000 });
     await expect.poll(() => reports.map((report) => report.result), WAIT).toEqual(["committed"]);
     expect(await record.store.get(id!)).toMatchObject({ status: "timeout", error: { code: "TIMEOUT" } });
   });
@@ -398,8 +236,8 @@ describe.each(RECORD_KINDS)("ClaimingWorker (%s record)", (kind) => {
         if (claim.approval === null) {
           return {
             kind: "paused",
-            approval: approvalRequest(),
-            expiresAt: null,
+            approval: pendingApproval(),
+            approvalTimeoutMs: null,
             attempts: claim.attempts + 1,
           };
         }
@@ -410,7 +248,7 @@ describe.each(RECORD_KINDS)("ClaimingWorker (%s record)", (kind) => {
     await expect.poll(() => reports.map((report) => report.result), WAIT).toEqual(["paused"]);
     expect((await record.store.get(id!))?.status).toBe("awaiting_approval");
     const decided = {
-      ...approvalRequest(),
+      ...pendingApproval(),
       decision: "approved" as const,
       decidedBy: "approver",
       decidedAt: new Date().toISOString(),
@@ -542,7 +380,7 @@ describe.each(RECORD_KINDS)("ClaimingWorker (%s record)", (kind) => {
 
   it("refuses to start against a Redis that evicts keys", async () => {
     const evicting = await startRedisServer({ maxmemoryPolicy: "allkeys-lru" });
-    closers.push(() => evicting.stop());
+    onClose(() => evicting.stop());
     const record = await openRecord(kind);
     const worker = new ClaimingWorker({
       url: evicting.url,
@@ -559,36 +397,42 @@ describe.each(RECORD_KINDS)("ClaimingWorker (%s record)", (kind) => {
   });
 });
 
-/** The store with `renew` held until `released` resolves (every other method as it is). */
-function withHeldRenewals(store: ExecutionRecordStore, released: Promise<void>): ExecutionRecordStore {
+/** `store` with `method` replaced by what `replace` makes of the original; every other method as it is. */
+function overriding<Method extends keyof ExecutionRecordStore>(
+  store: ExecutionRecordStore,
+  method: Method,
+  replace: (original: ExecutionRecordStore[Method]) => ExecutionRecordStore[Method],
+): ExecutionRecordStore {
+  const original = (store[method] as (...args: unknown[]) => unknown).bind(store);
+  const replacement = replace(original as ExecutionRecordStore[Method]);
   return new Proxy(store, {
     get(target, property) {
-      if (property === "renew") {
-        return async (...args: Parameters<ExecutionRecordStore["renew"]>) => {
-          await released;
-          return target.renew(...args);
-        };
-      }
+      if (property === method) return replacement;
       const value = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
 }
 
+/**
+ * The store with `renew` held until `released` resolves, and a clock an hour behind: the worker's
+ * own lease timer (claiming-worker-lease.test.ts) would stop the run first, and these tests are
+ * about what the record refuses to a worker that believes its lease still holds.
+ */
+function withHeldRenewals(store: ExecutionRecordStore, released: Promise<void>): ExecutionRecordStore {
+  const held = overriding(store, "renew", (renew) => async (...args) => {
+    await released;
+    return renew(...args);
+  });
+  return overriding(held, "now", (now) => async () => (await now()) - 3_600_000);
+}
+
 /** The store, counting the `finish` calls made through it. */
 function countFinishes(store: ExecutionRecordStore): { store: ExecutionRecordStore; finishes(): number } {
   let finishes = 0;
-  const counted = new Proxy(store, {
-    get(target, property) {
-      if (property === "finish") {
-        return (...args: Parameters<ExecutionRecordStore["finish"]>) => {
-          finishes++;
-          return target.finish(...args);
-        };
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const counted = overriding(store, "finish", (finish) => (...args) => {
+    finishes++;
+    return finish(...args);
   });
   return { store: counted, finishes: () => finishes };
 }

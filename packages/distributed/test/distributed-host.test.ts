@@ -1,61 +1,27 @@
 import { defineInterceptor, type ExecutionStreamEvent } from "@skillbox/core";
-import { createDistributedHost, type DistributedHost } from "@skillbox/distributed";
-import { type RunningPostgres, startPostgresCluster } from "@skillbox/test-helpers/postgres-cluster";
-import { type RunningRedis, startRedisServer } from "@skillbox/test-helpers/redis-server";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { DistributedHost } from "@skillbox/distributed";
+import { describe, expect, it } from "vitest";
+import { useDistributedHosts } from "./host-fixture.js";
 
-let postgres: RunningPostgres;
-let redis: RunningRedis;
-let databases = 0;
-const hosts: DistributedHost[] = [];
+const hosts = useDistributedHosts();
 
-beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgresCluster(), startRedisServer()]);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([postgres?.stop(), redis?.stop()]);
-});
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.close({ graceMs: 1000 });
-});
-
-async function openHost(
+/** A host on `database` whose echo skill answers the message and the execution's id. */
+function openHost(
   database: string,
   role: "api" | "worker" | "both",
   prefix: string,
 ): Promise<DistributedHost> {
-  const host = await createDistributedHost({
+  return hosts.openHost({
     database,
-    queue: redis.url,
     role,
     prefix,
-    logger: quietLogger(),
+    echo: (input, ctx) => ({ echoed: input.msg, by: ctx.executionId }),
   });
-  hosts.push(host);
-  host.registry.register({
-    name: "echo",
-    version: "1.0.0",
-    input: { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] },
-    handler: "echo",
-  });
-  host.executor.registerHandler("echo", (input: { msg: string }, ctx) => ({
-    echoed: input.msg,
-    by: ctx.executionId,
-  }));
-  await host.startWorker();
-  return host;
-}
-
-function quietLogger() {
-  const nothing = () => {};
-  return { debug: nothing, info: nothing, warn: nothing, error: nothing };
 }
 
 describe("createDistributedHost", () => {
   it("runs an execution submitted on an API host on a worker host, and the API host gets the result", async () => {
-    const database = postgres.createDatabase(`host_${++databases}`);
+    const database = hosts.database();
     const api = await openHost(database, "api", "p1");
     await openHost(database, "worker", "p1");
     const execution = await api.executor.execute("echo", { msg: "hi" });
@@ -65,7 +31,7 @@ describe("createDistributedHost", () => {
   });
 
   it("pauses for an interceptor's approval on the worker, is approved on the API host, and resumes on a worker", async () => {
-    const database = postgres.createDatabase(`host_${++databases}`);
+    const database = hosts.database();
     const api = await openHost(database, "api", "p2");
     const worker = await openHost(database, "worker", "p2");
     const befores: (string | null)[] = [];
@@ -93,7 +59,7 @@ describe("createDistributedHost", () => {
   });
 
   it("streams the events of an execution running on another host, and scopes every read to its owner", async () => {
-    const database = postgres.createDatabase(`host_${++databases}`);
+    const database = hosts.database();
     const api = await openHost(database, "api", "p3");
     const worker = await openHost(database, "worker", "p3");
     let release!: () => void;
@@ -112,11 +78,18 @@ describe("createDistributedHost", () => {
     let progressMessage: string | undefined;
     for await (const event of api.executor.events(id, { apiKeyId: "alice" })) {
       seen.push(event.type);
-      if (event.type === "progress") {
-        progressMessage = event.progress.message;
+      // The handler waits until the report was seen: as a progress event, or on the record of a
+      // status event when the report was stored before this stream read it.
+      const report =
+        event.type === "progress"
+          ? event.progress
+          : event.type === "status"
+            ? event.execution.progress
+            : null;
+      if (report !== null) {
+        progressMessage = report.message;
         release();
       }
-      if (event.type === "status" && event.status === "running") release();
     }
     expect(progressMessage).toBe("half way");
     expect(seen.at(-1)).toBe("finished");
@@ -134,7 +107,7 @@ describe("createDistributedHost", () => {
   });
 
   it("never starts a queued execution whose deadline passed while no worker took it", async () => {
-    const database = postgres.createDatabase(`host_${++databases}`);
+    const database = hosts.database();
     const api = await openHost(database, "api", "p4");
     const id = await api.executor.submit("echo", { msg: "late" }, { totalTimeoutMs: 50 });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -144,8 +117,40 @@ describe("createDistributedHost", () => {
     expect(ended.error?.code).toBe("DEADLINE_EXCEEDED");
   });
 
+  it("ends a queued execution past its deadline when no worker serves its queue (the sweeper), never leaving it queued", async () => {
+    const database = hosts.database();
+    const api = await openHost(database, "api", "p6");
+    const id = await api.executor.submit("echo", { msg: "nobody takes it" }, { totalTimeoutMs: 50 });
+    const ended = await api.executor.wait(id, { timeoutMs: 20_000 });
+    expect(ended).toMatchObject({ status: "timeout", error: { code: "DEADLINE_EXCEEDED" } });
+  });
+
+  it("answers APPROVAL_EXPIRED to an approval after the deadline by the database clock, and grants nothing", async () => {
+    const database = hosts.database();
+    const api = await openHost(database, "api", "p7");
+    const worker = await openHost(database, "worker", "p7");
+    worker.executor.use(
+      defineInterceptor({
+        name: "second-pair-of-eyes",
+        before: (context) => context.requireApproval("echoes need a second pair of eyes"),
+      }),
+    );
+    const paused = await api.executor.execute("echo", { msg: "careful" }, { approvalTimeoutMs: 1 });
+    expect(paused.status).toBe("awaiting_approval");
+    const expiresAt = Date.parse(paused.approval?.expiresAt ?? "");
+    await expect.poll(async () => (await api.store.now()) > expiresAt, { timeout: 15_000 }).toBe(true);
+    await expect(api.executor.approve(paused.id, { by: "bob" })).rejects.toMatchObject({
+      code: "APPROVAL_EXPIRED",
+    });
+    expect(await api.executor.getExecution(paused.id)).toMatchObject({
+      status: "rejected",
+      error: { code: "APPROVAL_EXPIRED" },
+      approval: { decision: "expired" },
+    });
+  });
+
   it("answers one execution for one idempotency key submitted on two hosts at once", async () => {
-    const database = postgres.createDatabase(`host_${++databases}`);
+    const database = hosts.database();
     const first = await openHost(database, "api", "p5");
     const second = await openHost(database, "api", "p5");
     await openHost(database, "worker", "p5");

@@ -1,57 +1,27 @@
-import { createDistributedHost, type DistributedHost } from "@skillbox/distributed";
+import type { DistributedHost } from "@skillbox/distributed";
 import { createHttpApp } from "@skillbox/server";
-import { type RunningPostgres, startPostgresCluster } from "@skillbox/test-helpers/postgres-cluster";
-import { type RunningRedis, startRedisServer } from "@skillbox/test-helpers/redis-server";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useDistributedHosts } from "./host-fixture.js";
 
-let postgres: RunningPostgres;
-let redis: RunningRedis;
-const hosts: DistributedHost[] = [];
+const hosts = useDistributedHosts();
 const KEYS = { "alice-key": "alice", "bob-key": "bob" };
 
 type HttpApp = ReturnType<typeof createHttpApp>;
-
-beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgresCluster(), startRedisServer()]);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([postgres?.stop(), redis?.stop()]);
-});
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.close({ graceMs: 1000 });
-});
-
-function quietLogger() {
-  const nothing = () => {};
-  return { debug: nothing, info: nothing, warn: nothing, error: nothing };
-}
 
 /** A distributed host on `database` with the echo skill (`msg: "fail"` throws) and the HTTP API over it. */
 async function openHost(
   database: string,
   role: "api" | "both",
 ): Promise<{ host: DistributedHost; app: HttpApp }> {
-  const host = await createDistributedHost({
+  const host = await hosts.openHost({
     database,
-    queue: redis.url,
     role,
     prefix: "http",
-    logger: quietLogger(),
+    echo: (input) => {
+      if (input.msg === "fail") throw new Error("asked to fail");
+      return { echoed: input.msg };
+    },
   });
-  hosts.push(host);
-  host.registry.register({
-    name: "echo",
-    version: "1.0.0",
-    input: { type: "object", properties: { msg: { type: "string" } }, required: ["msg"] },
-    handler: "echo",
-  });
-  host.executor.registerHandler("echo", (input: { msg: string }) => {
-    if (input.msg === "fail") throw new Error("asked to fail");
-    return { echoed: input.msg };
-  });
-  await host.startWorker();
   return {
     host,
     app: createHttpApp({ registry: host.registry, executor: host.executor, apiKeys: KEYS, studio: false }),
@@ -82,7 +52,7 @@ function totals(buckets: Array<{ statuses: Record<string, number> }>): Record<st
 
 describe("the HTTP API over a distributed host", () => {
   it("lists, reads and counts the shared record's executions, whichever host submitted them, per caller", async () => {
-    const database = postgres.createDatabase("http_1");
+    const database = hosts.database();
     const front = await openHost(database, "both");
     // Another API host on the same record: what it submits shows on the first one's API.
     const other = await openHost(database, "api");

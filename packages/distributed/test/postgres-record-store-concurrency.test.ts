@@ -1,50 +1,17 @@
-import { createPostgresRecordStore, type PostgresRecordStore } from "@skillbox/distributed";
-import { type RunningPostgres, startPostgresCluster } from "@skillbox/test-helpers/postgres-cluster";
+import type { PostgresRecordStore } from "@skillbox/distributed";
+import { queuedRecord } from "@skillbox/test-helpers/record-store-contract";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePostgresCluster } from "./postgres-fixture.js";
 
-let cluster: RunningPostgres;
-let databases = 0;
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const postgres = usePostgresCluster();
 
 /** `count` migrated stores on one fresh database; `close()` ends them all. */
 async function storesOnOneDatabase(count: number, applicationName = "skillbox-race") {
-  const url = cluster.createDatabase(`race_${process.pid}_${++databases}`);
+  const database = postgres.freshDatabase(applicationName);
   const stores: PostgresRecordStore[] = [];
-  for (let index = 0; index < count; index++) {
-    const store = createPostgresRecordStore({ url, pool: { max: 4 }, applicationName });
-    stores.push(store);
-    await store.migrate();
-  }
-  return { url, stores, close: () => Promise.all(stores.map((store) => store.close())) };
-}
-
-function record(overrides: { rerunnable?: boolean } = {}) {
-  return {
-    id: crypto.randomUUID(),
-    skillId: "skill-echo-1",
-    skillName: "echo",
-    skillVersion: "1.0.0",
-    contentHash: "sha256:echo",
-    queue: "default",
-    apiKeyId: "owner-a",
-    sessionId: null,
-    parentExecutionId: null,
-    idempotencyKey: null,
-    auditedInputJson: "{}",
-    rawInputJson: "{}",
-    inputHash: null,
-    optionsJson: "{}",
-    deadlineAt: null,
-    rerunnable: overrides.rerunnable ?? false,
-  };
+  for (let index = 0; index < count; index++) stores.push(await database.openStore());
+  return { url: database.url, stores, close: database.close };
 }
 
 describe("PostgresRecordStore under concurrency", () => {
@@ -55,7 +22,7 @@ describe("PostgresRecordStore under concurrency", () => {
       if (first === undefined) throw new Error("no store");
       const ids: string[] = [];
       for (let index = 0; index < 40; index++) {
-        const inserted = await first.insertQueued(record());
+        const inserted = await first.insertQueued(queuedRecord());
         if (inserted.inserted) ids.push(inserted.execution.id);
       }
       const results = await Promise.all(
@@ -81,7 +48,7 @@ describe("PostgresRecordStore under concurrency", () => {
       if (first === undefined || second === undefined) throw new Error("no store");
       const leases: number[] = [];
       for (let index = 0; index < 12; index++) {
-        const inserted = await first.insertQueued(record({ rerunnable: index % 2 === 0 }));
+        const inserted = await first.insertQueued(queuedRecord({ rerunnable: index % 2 === 0 }));
         if (!inserted.inserted) throw new Error("not inserted");
         const result = await first.claim({ executionId: inserted.execution.id, workerId: "w", leaseMs: 1 });
         if (result.kind === "claimed") leases.push(result.claim.leaseExpiresAt);
@@ -110,7 +77,7 @@ describe("PostgresRecordStore under concurrency", () => {
     try {
       const [store] = stores;
       if (store === undefined) throw new Error("no store");
-      const inserted = await store.insertQueued(record());
+      const inserted = await store.insertQueued(queuedRecord());
       if (!inserted.inserted) throw new Error("not inserted");
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();

@@ -1,44 +1,12 @@
 import { inspect } from "node:util";
-import {
-  createPostgresRecordStore,
-  POSTGRES_SCHEMA_VERSION,
-  type PostgresRecordStore,
-} from "@skillbox/distributed";
+import { createPostgresRecordStore, POSTGRES_SCHEMA_VERSION } from "@skillbox/distributed";
 import { freeLoopbackPort } from "@skillbox/test-helpers/free-loopback-port";
-import { type RunningPostgres, startPostgresCluster } from "@skillbox/test-helpers/postgres-cluster";
-import { describeRecordStoreContract } from "@skillbox/test-helpers/record-store-contract";
+import { describeRecordStoreContract, queuedRecord } from "@skillbox/test-helpers/record-store-contract";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePostgresCluster } from "./postgres-fixture.js";
 
-let cluster: RunningPostgres;
-let databases = 0;
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
-
-/** A fresh database and the stores opened on it, all closed by `close()`. */
-function freshDatabase(applicationName = "skillbox-test") {
-  const url = cluster.createDatabase(`records_${process.pid}_${++databases}`);
-  const stores: PostgresRecordStore[] = [];
-  const openStore = async (migrate = true) => {
-    const store = createPostgresRecordStore({ url, pool: { max: 4 }, applicationName });
-    stores.push(store);
-    if (migrate) await store.migrate();
-    return store;
-  };
-  return {
-    url,
-    openStore,
-    close: async () => {
-      await Promise.all(stores.map((store) => store.close()));
-    },
-  };
-}
+const { freshDatabase } = usePostgresCluster();
 
 /** Runs one statement on `url` with a client of its own. */
 async function query<Row extends pg.QueryResultRow>(
@@ -109,7 +77,7 @@ describe("PostgresRecordStore on PostgreSQL", () => {
       );
       expect(terminated[0]?.done).toBe(true);
       // Written while the listener may still be away: read back from the events once it returns.
-      const submitted = await writer.insertQueued(record());
+      const submitted = await writer.insertQueued(queuedRecord());
       if (!submitted.inserted) throw new Error("not inserted");
       const id = submitted.execution.id;
       await expect
@@ -171,24 +139,3 @@ describe("PostgresRecordStore on PostgreSQL", () => {
     );
   });
 });
-
-function record() {
-  return {
-    id: crypto.randomUUID(),
-    skillId: "skill-echo-1",
-    skillName: "echo",
-    skillVersion: "1.0.0",
-    contentHash: "sha256:echo",
-    queue: "default",
-    apiKeyId: "owner-a",
-    sessionId: null,
-    parentExecutionId: null,
-    idempotencyKey: null,
-    auditedInputJson: "{}",
-    rawInputJson: "{}",
-    inputHash: null,
-    optionsJson: "{}",
-    deadlineAt: null,
-    rerunnable: false,
-  };
-}

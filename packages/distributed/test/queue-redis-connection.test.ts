@@ -87,11 +87,11 @@ describe("assertRedisNoEviction", () => {
     await expect(assertRedisNoEviction(limited)).rejects.toMatchObject({ code: "QUEUE_EVICTING" });
   });
 
-  it("lets a server pass that tells its policy neither through CONFIG nor INFO", async () => {
+  it("refuses a server that tells its policy neither through CONFIG nor INFO (fails closed)", async () => {
     const admin = connect(evicting.url);
     await admin.call("ACL", "SETUSER", "blind", "on", ">secret", "~*", "&*", "+@all", "-config", "-info");
     const blind = connect(`redis://blind:secret@127.0.0.1:${evicting.port}`);
     await expect(blind.info("memory")).rejects.toThrow(/NOPERM/);
-    await expect(assertRedisNoEviction(blind)).resolves.toBeUndefined();
+    await expect(assertRedisNoEviction(blind)).rejects.toMatchObject({ code: "QUEUE_EVICTING" });
   });
 });

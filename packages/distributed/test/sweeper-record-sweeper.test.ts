@@ -1,177 +1,26 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type {
-  ExecutionClaim,
-  ExecutionRecordStore,
-  FinalOutcome,
-  QueuedExecutionRecord,
-} from "@skillbox/core";
-import { createConsoleLogger, createSqliteRecordStore } from "@skillbox/core";
-import { createExecutionId } from "@skillbox/core/internal";
+import { createConsoleLogger, type ExecutionClaim } from "@skillbox/core";
+import { ExecutionJobQueue, RecordSweeper, type RecordSweeperOptions } from "@skillbox/distributed";
+import { describe, expect, it } from "vitest";
 import {
-  ClaimingWorker,
-  type ClaimingWorkerJobReport,
-  type ClaimingWorkerOptions,
-  createPostgresRecordStore,
-  ExecutionJobQueue,
-  RecordSweeper,
-  type RecordSweeperOptions,
-  type RunResult,
-} from "@skillbox/distributed";
-import { type RunningPostgres, startPostgresCluster } from "@skillbox/test-helpers/postgres-cluster";
-import { type RunningRedis, startRedisServer } from "@skillbox/test-helpers/redis-server";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+  count,
+  gate,
+  queuedRecord,
+  RECORD_KINDS,
+  submit,
+  success,
+  uniquePrefix,
+  useQueueFixture,
+  WAIT,
+} from "./queue-fixture.js";
 
-const WAIT = { timeout: 20_000, interval: 20 } as const;
-
-let redis: RunningRedis;
-let postgres: RunningPostgres;
-let databases = 0;
-let directory: string;
-const closers: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedisServer(), startPostgresCluster()]);
-  directory = await mkdtemp(join(tmpdir(), "skillbox-sweeper-"));
-});
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
-});
-
-/** The shared record's two implementations; every test runs on both. */
-const RECORD_KINDS = ["postgres", "sqlite"] as const;
-type RecordKind = (typeof RECORD_KINDS)[number];
-
-/**
- * A fresh shared record: a PostgreSQL database of the file's cluster, or a SQLite file. Every
- * "host" of a test opens it as its own store (`another()`).
- */
-async function openRecord(
-  kind: RecordKind,
-): Promise<{ store: ExecutionRecordStore; another(): Promise<ExecutionRecordStore> }> {
-  const path = join(directory, `${createExecutionId()}.db`);
-  const url = kind === "postgres" ? postgres.createDatabase(`records_${process.pid}_${++databases}`) : "";
-  const open = async () => {
-    const store =
-      kind === "postgres"
-        ? createPostgresRecordStore({ url, pool: { max: 4 } })
-        : createSqliteRecordStore({ path, pollIntervalMs: 20 });
-    closers.push(() => store.close());
-    await store.migrate();
-    return store;
-  };
-  return { store: await open(), another: open };
-}
-
-function queuedRecord(overrides: Partial<QueuedExecutionRecord> = {}): QueuedExecutionRecord {
-  return {
-    id: createExecutionId(),
-    skillId: "skill-echo-1",
-    skillName: "echo",
-    skillVersion: "1.0.0",
-    contentHash: "sha256:echo-1",
-    queue: "default",
-    apiKeyId: "owner-a",
-    sessionId: null,
-    parentExecutionId: null,
-    idempotencyKey: null,
-    auditedInputJson: '{"n":1}',
-    rawInputJson: '{"n":1}',
-    inputHash: null,
-    optionsJson: "{}",
-    deadlineAt: null,
-    rerunnable: false,
-    ...overrides,
-  };
-}
-
-/** Records executions as a host does: `queued` in the record, then their jobs added. */
-async function submit(
-  store: ExecutionRecordStore,
-  queue: ExecutionJobQueue,
-  count = 1,
-  overrides: Partial<QueuedExecutionRecord> = {},
-): Promise<string[]> {
-  const records = Array.from({ length: count }, () => queuedRecord(overrides));
-  for (const record of records) expect((await store.insertQueued(record)).inserted).toBe(true);
-  await queue.add(
-    records.map((record) => ({
-      executionId: record.id,
-      queue: record.queue,
-      contentHash: record.contentHash,
-    })),
-  );
-  await store.markEnqueued(records.map((record) => record.id));
-  return records.map((record) => record.id);
-}
-
-async function openQueue(prefix: string): Promise<ExecutionJobQueue> {
-  const queue = await ExecutionJobQueue.open({ url: redis.url, prefix });
-  closers.push(() => queue.close());
-  return queue;
-}
-
-function uniquePrefix(): string {
-  return `t-${createExecutionId().slice(-12)}`;
-}
-
-async function startWorker(
-  options: Partial<ClaimingWorkerOptions> & Pick<ClaimingWorkerOptions, "store" | "run" | "prefix">,
-): Promise<{ worker: ClaimingWorker; reports: ClaimingWorkerJobReport[] }> {
-  const reports: ClaimingWorkerJobReport[] = [];
-  const worker = new ClaimingWorker({
-    url: redis.url,
-    queues: ["default"],
-    concurrency: 2,
-    describe: () => [{ name: "echo", version: "1.0.0", contentHash: "sha256:echo-1" }],
-    onJob: (report) => reports.push(report),
-    ...options,
-  });
-  await worker.start();
-  closers.push(() => worker.close({ graceMs: 1000 }));
-  return { worker, reports };
-}
-
-function successOutcome(claim: ExecutionClaim, output: unknown): FinalOutcome {
-  return {
-    status: "success",
-    outputJson: JSON.stringify(output),
-    error: null,
-    attempts: claim.attempts + 1,
-    durationMs: 1,
-    traceId: null,
-    spanId: null,
-  };
-}
-
-function success(claim: ExecutionClaim, output: unknown): RunResult {
-  return { kind: "final", outcome: successOutcome(claim, output) };
-}
-
-function gate(): { open(): void; opened: Promise<void> } {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
-
-function count(values: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return counts;
-}
+const fixture = useQueueFixture();
+const { openRecord, openQueue, startWorker, onClose } = fixture;
 
 /** A sweeper for one "host", closed after the test. */
 function startSweeper(options: RecordSweeperOptions): RecordSweeper {
   const sweeper = new RecordSweeper({ intervalMs: 50, staleAfterMs: 200, logger: quiet, ...options });
   sweeper.start();
-  closers.push(() => sweeper.close());
+  onClose(() => sweeper.close());
   return sweeper;
 }
 
@@ -229,7 +78,7 @@ describe.each(RECORD_KINDS)("RecordSweeper (%s record)", (kind) => {
       },
     });
     const sweeper = new RecordSweeper({ store: record.store, queue, staleAfterMs: 60_000, logger: quiet });
-    closers.push(() => sweeper.close());
+    onClose(() => sweeper.close());
     const swept = { requeued: 0, ended: 0 };
     await expect
       .poll(async () => {
@@ -269,7 +118,7 @@ describe.each(RECORD_KINDS)("RecordSweeper (%s record)", (kind) => {
     const ids = await submit(record.store, queue, 12);
     await expect.poll(() => ran.length, WAIT).toBe(2);
     expect((await queue.depth("default")).waiting).toBe(10);
-    await redis.restart();
+    await fixture.redis.restart();
     startSweeper({ store: record.store, queue });
     held.open();
     await expect
@@ -294,16 +143,16 @@ describe.each(RECORD_KINDS)("RecordSweeper (%s record)", (kind) => {
     const logger = { ...quiet, warn: (message: string) => warnings.push(message) };
     // Nothing listens on port 1: every add fails.
     const unreachable = new ExecutionJobQueue({ url: "redis://127.0.0.1:1", logger });
-    closers.push(() => unreachable.close());
+    onClose(() => unreachable.close());
     const failing = new RecordSweeper({ store: record.store, queue: unreachable, staleAfterMs: 0, logger });
-    closers.push(() => failing.close());
+    onClose(() => failing.close());
     expect(await failing.sweep()).toMatchObject({ readded: 0, failures: 1 });
     expect(warnings).toContain("could not add stale queued executions again");
 
     const prefix = uniquePrefix();
     const queue = await openQueue(prefix);
     const working = new RecordSweeper({ store: record.store, queue, staleAfterMs: 0, logger });
-    closers.push(() => working.close());
+    onClose(() => working.close());
     expect(await working.sweep()).toMatchObject({ readded: 1, failures: 0 });
     expect((await queue.depth("default")).waiting).toBe(1);
   });

@@ -2,6 +2,7 @@ import { createExecutionId } from "@skillbox/core/internal";
 import { expect, it } from "vitest";
 import {
   claimOf,
+  deadlinePassed,
   insert,
   type OpenRecordStore,
   RAW_INPUT_JSON,
@@ -18,7 +19,7 @@ export function claimCases(open: OpenRecordStore): void {
         rerunnable: true,
         sessionId: "s1",
         idempotencyKey: "k1",
-        deadlineAt: null,
+        totalTimeoutMs: null,
       });
       const before = await store.now();
       const claim = await claimOf(store, record.id, { workerId: "worker-7", leaseMs: 60_000 });
@@ -72,7 +73,8 @@ export function claimCases(open: OpenRecordStore): void {
 
   it("a claim past the deadline ends the execution `timeout` (DEADLINE_EXCEEDED) and drops its input", async () => {
     await withStore(open, async ({ store }) => {
-      const record = await insert(store, { deadlineAt: (await store.now()) - 1 });
+      const record = await insert(store, { totalTimeoutMs: 1 });
+      await deadlinePassed(store, record.id, 1);
       const result = await store.claim({ executionId: record.id, workerId: "worker-1", leaseMs: 60_000 });
       if (result.kind !== "ended") throw new Error(`expected ended, got ${result.kind}`);
       expect(result.execution).toMatchObject({
@@ -87,9 +89,9 @@ export function claimCases(open: OpenRecordStore): void {
         status: "timeout",
       });
       // A deadline still ahead is no obstacle, and the claim carries it.
-      const later = (await store.now()) + 3_600_000;
-      const ahead = await insert(store, { deadlineAt: later });
-      expect((await claimOf(store, ahead.id)).deadlineAt).toBe(later);
+      const ahead = await insert(store, { totalTimeoutMs: 3_600_000 });
+      const created = Date.parse((await store.get(ahead.id))?.createdAt ?? "");
+      expect((await claimOf(store, ahead.id)).deadlineAt).toBe(created + 3_600_000);
     });
   });
 
@@ -190,7 +192,7 @@ export function claimCases(open: OpenRecordStore): void {
               comment: null,
               inputEdited: false,
             },
-            expiresAt: null,
+            approvalTimeoutMs: null,
             attempts: 1,
           }),
         ).toBe(false);

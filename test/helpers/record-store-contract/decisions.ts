@@ -20,10 +20,11 @@ export function decisionCases(open: OpenRecordStore): void {
       const record = await insert(store);
       const first = await claimOf(store, record.id);
       const approval = pendingApproval();
-      expect(await store.pause(first, { approval, expiresAt: null, attempts: 1 })).toBe(true);
+      expect(await store.pause(first, { approval, approvalTimeoutMs: null, attempts: 1 })).toBe(true);
       expect(await store.get(record.id)).toMatchObject({
         status: "awaiting_approval",
-        approval,
+        // Asked now by the database's clock (see the deadline cases).
+        approval: { ...approval, requestedAt: expect.any(String) },
         attempts: 1,
       });
       expect((await store.renew(first, 1000)).held).toBe(false);
@@ -66,7 +67,11 @@ export function decisionCases(open: OpenRecordStore): void {
       const record = await insert(store);
       const approval = pendingApproval();
       expect(
-        await store.pause(await claimOf(store, record.id), { approval, expiresAt: null, attempts: 0 }),
+        await store.pause(await claimOf(store, record.id), {
+          approval,
+          approvalTimeoutMs: null,
+          attempts: 0,
+        }),
       ).toBe(true);
       expect(await store.approve({ id: record.id, approval: decided(approval, "approved") })).toMatchObject({
         status: "queued",
@@ -101,7 +106,11 @@ export function decisionCases(open: OpenRecordStore): void {
       const awaiting = await insert(store);
       const approval = pendingApproval();
       expect(
-        await store.pause(await claimOf(store, awaiting.id), { approval, expiresAt: null, attempts: 1 }),
+        await store.pause(await claimOf(store, awaiting.id), {
+          approval,
+          approvalTimeoutMs: null,
+          attempts: 1,
+        }),
       ).toBe(true);
       const rejection = decided(approval, "rejected");
       const rejected = await store.endUnclaimed({
@@ -149,7 +158,7 @@ export function decisionCases(open: OpenRecordStore): void {
       const awaiting = await insert(store);
       await store.pause(await claimOf(store, awaiting.id), {
         approval: pendingApproval(),
-        expiresAt: null,
+        approvalTimeoutMs: null,
         attempts: 0,
       });
       expect(await store.requestCancel({ id: awaiting.id, reason: null })).toMatchObject({

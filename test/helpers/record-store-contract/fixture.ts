@@ -65,7 +65,7 @@ export function queuedRecord(overrides: Partial<QueuedExecutionRecord> = {}): Qu
     rawInputJson: RAW_INPUT_JSON,
     inputHash: null,
     optionsJson: JSON.stringify({ timeoutMs: 5000 }),
-    deadlineAt: null,
+    totalTimeoutMs: null,
     rerunnable: false,
     ...overrides,
   };
@@ -101,6 +101,26 @@ export async function claimOf(
 /** Waits (by the database's clock) until the lease of `claim` has passed. */
 export async function leaseLapsed(store: ExecutionRecordStore, claim: ExecutionClaim): Promise<void> {
   await expect.poll(async () => (await store.now()) > claim.leaseExpiresAt, NOTICE_WAIT).toBe(true);
+}
+
+/**
+ * Waits (by the database's clock) until the deadline `totalTimeoutMs` after the creation of
+ * execution `id` has passed.
+ */
+export async function deadlinePassed(
+  store: ExecutionRecordStore,
+  id: string,
+  totalTimeoutMs: number,
+): Promise<void> {
+  const createdAt = Date.parse((await store.get(id))?.createdAt ?? "");
+  await expect.poll(async () => (await store.now()) > createdAt + totalTimeoutMs, NOTICE_WAIT).toBe(true);
+}
+
+/** Waits (by the database's clock) until the approval of execution `id` has lapsed. */
+export async function approvalLapsed(store: ExecutionRecordStore, id: string): Promise<void> {
+  const expiresAt = Date.parse((await store.get(id))?.approval?.expiresAt ?? "");
+  expect(expiresAt).not.toBeNaN();
+  await expect.poll(async () => (await store.now()) > expiresAt, NOTICE_WAIT).toBe(true);
 }
 
 /** An approval request waiting for a decision. */

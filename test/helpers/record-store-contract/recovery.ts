@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import {
+  approvalLapsed,
   claimOf,
   insert,
   leaseLapsed,
@@ -64,16 +65,16 @@ export function recoveryCases(open: OpenRecordStore): void {
     await withStore(open, async ({ store }) => {
       const record = await insert(store);
       const claim = await claimOf(store, record.id);
-      const expiresAt = (await store.now()) - 1;
-      const approval = pendingApproval(new Date(expiresAt).toISOString());
-      expect(await store.pause(claim, { approval, expiresAt, attempts: 1 })).toBe(true);
+      expect(
+        await store.pause(claim, { approval: pendingApproval(), approvalTimeoutMs: 1, attempts: 1 }),
+      ).toBe(true);
       const waiting = await insert(store);
-      const later = (await store.now()) + 3_600_000;
       await store.pause(await claimOf(store, waiting.id), {
         approval: pendingApproval(),
-        expiresAt: later,
+        approvalTimeoutMs: 3_600_000,
         attempts: 0,
       });
+      await approvalLapsed(store, record.id);
       expect(await store.recoverExpired({ limit: 10 })).toEqual([
         { id: record.id, action: "expired", queue: "default", contentHash: record.contentHash },
       ]);

@@ -1,7 +1,6 @@
-import { SkillboxError } from "@skillbox/core";
+import { isPostgresUrl, redactedUrl, SkillboxError } from "@skillbox/core";
 import type { DoctorReport } from "@skillbox/distributed";
 import type { Command } from "commander";
-import { isPostgresUrl, redactedUrl } from "../config/deployment-urls.js";
 import type { ResolvedConfig } from "../config/load-config.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import type { Terminal } from "../terminal/terminal.js";

@@ -1,4 +1,4 @@
-import { SkillboxError } from "@skillbox/core";
+import { isPostgresUrl, SkillboxError } from "@skillbox/core";
 import type { Command } from "commander";
 import { type CommandContext, resolveCommandConfig, withLoadedSkills } from "./command-context.js";
 
@@ -16,6 +16,14 @@ export function registerToggleCommands(program: Command, context: CommandContext
       .argument("<skill>", "name@version")
       .action(async (reference: string, _options: unknown, command: Command) => {
         const config = await resolveCommandConfig(command);
+        if (isPostgresUrl(config.database) || config.queue !== undefined) {
+          // A distributed host's registry lives in its memory, loaded from its folders: a toggle
+          // there would be lost when the command exits, and other hosts would never see it.
+          throw new SkillboxError(
+            "CONFIG_INVALID",
+            `\`skillbox ${verb}\` toggles a skill in a SQLite registry; on a distributed deployment every host loads its skills from its folders, so set \`"enabled": ${enabled}\` in the skill's manifest and deploy it`,
+          );
+        }
         const skill = await withLoadedSkills(context, config, async (host) => {
           const found = host.registry.getSkill(reference, config.owner);
           if (found === undefined) {

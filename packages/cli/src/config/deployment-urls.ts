@@ -1,23 +1,10 @@
-import { SkillboxError } from "@skillbox/core";
+import { redactedUrl, SkillboxError } from "@skillbox/core";
 
 /** The forms the distributed settings take, quoted in their errors. */
 const POSTGRES_FORM = "postgres://[user[:password]@]host[:port]/database";
 const REDIS_FORM = "redis://[user:password@]host[:port][/db] (or rediss:// for TLS)";
 
-/** Whether a `database` setting names a PostgreSQL server rather than a SQLite file. */
-export function isPostgresUrl(database: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(database);
-}
-
-/**
- * The URL with its password replaced by `***`, for the log and for messages. Written here rather
- * than imported from `@skillbox/distributed`: a SQLite host must not load BullMQ and pg to print
- * its log line.
- */
-export function redactedUrl(url: string): string {
-  // A user without a password (`postgres://postgres@host`) has nothing to hide.
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/:]*):[^@/]*@/i, "$1$2:***@");
-}
+const NOT_A_URL = "it is not a URL (escape / @ ? # in the password as %2F %40 %3F %23)";
 
 function parsed(url: string): URL | undefined {
   try {
@@ -36,7 +23,8 @@ export function checkPostgresUrl(url: string, source: string): string {
   if (parsed(url) === undefined) {
     throw new SkillboxError(
       "CONFIG_INVALID",
-      `${source} must be a SQLite file or a URL of the form ${POSTGRES_FORM}; it is not a URL, got "${redactedUrl(url)}"`,
+      // Not echoed: a URL that does not parse cannot be redacted reliably, and may hold a password.
+      `${source} must be a SQLite file or a URL of the form ${POSTGRES_FORM}; ${NOT_A_URL}`,
       { data: { setting: source } },
     );
   }
@@ -49,15 +37,16 @@ export function checkPostgresUrl(url: string, source: string): string {
  * and the form expected.
  */
 export function checkQueueUrl(url: string, source: string): string {
-  const fail = (problem: string): never => {
+  // A URL that does not parse is not echoed: it cannot be redacted reliably.
+  const fail = (problem: string, echo = true): never => {
     throw new SkillboxError(
       "CONFIG_INVALID",
-      `${source} must be a URL of the form ${REDIS_FORM}; ${problem}, got "${redactedUrl(url)}"`,
+      `${source} must be a URL of the form ${REDIS_FORM}; ${problem}${echo ? `, got "${redactedUrl(url)}"` : ""}`,
       { data: { setting: source } },
     );
   };
   const queue = parsed(url);
-  if (queue === undefined) return fail("it is not a URL");
+  if (queue === undefined) return fail(NOT_A_URL, false);
   if (queue.protocol !== "redis:" && queue.protocol !== "rediss:") {
     return fail(`the scheme must be redis: or rediss:, not ${queue.protocol}`);
   }

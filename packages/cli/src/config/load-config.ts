@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveDatabasePath, SkillboxError } from "@skillbox/core";
+import { isPostgresUrl, resolveDatabasePath, SkillboxError } from "@skillbox/core";
 import { formatZodIssues } from "@skillbox/core/internal";
 import { displayPath } from "@skillbox/loader/internal";
 import type { SandboxProviderName } from "@skillbox/sandbox";
@@ -18,7 +18,7 @@ import {
   type ValidatedConfig,
 } from "./config-schema.js";
 import type { SkillboxTelemetryConfig } from "./define-config.js";
-import { checkPostgresUrl, checkQueueUrl, isPostgresUrl } from "./deployment-urls.js";
+import { checkPostgresUrl, checkQueueUrl } from "./deployment-urls.js";
 
 /** Config file names looked for in the working directory, in this order. */
 const CONFIG_FILE_NAMES = [

@@ -1,11 +1,12 @@
 import type { ExecutionRecordStore } from "@skillbox/core";
+import { isPostgresUrl, SkillboxError } from "@skillbox/core";
 import {
   buildDoctorReport,
   type DoctorReport,
+  type DoctorSources,
   ExecutionJobQueue,
   openRecordStore,
 } from "@skillbox/distributed";
-import { isPostgresUrl } from "../config/deployment-urls.js";
 import type { ResolvedConfig } from "../config/load-config.js";
 
 const SILENT = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -14,13 +15,24 @@ const SILENT = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {
  * A store that does not answer, for a report on a database that could not be opened: the report
  * then says so as a problem (with the queue and Redis still checked) instead of failing whole.
  */
-function unreachableStore(database: string, error: unknown): ExecutionRecordStore {
+function unreachableStore(database: string, error: unknown): DoctorSources["store"] {
   const rejected = () => Promise.reject(error);
-  return {
-    dialect: isPostgresUrl(database) ? "postgres" : "sqlite",
-    now: rejected,
-    listWorkers: rejected,
-  } as unknown as ExecutionRecordStore;
+  const dialect = isPostgresUrl(database) ? "postgres" : "sqlite";
+  const data =
+    error instanceof SkillboxError ? (error.data as Record<string, unknown> | undefined) : undefined;
+  const applied = data?.schemaVersion;
+  const latest = data?.latestSchemaVersion;
+  if (typeof applied === "number" && typeof latest === "number") {
+    // A SQLite file that needs migration answers; it is not opened (that would migrate it). Its
+    // clock is this machine's.
+    return {
+      dialect,
+      now: () => Promise.resolve(Date.now()),
+      listWorkers: rejected,
+      schemaVersion: () => Promise.resolve({ applied, latest }),
+    };
+  }
+  return { dialect, now: rejected, listWorkers: rejected };
 }
 
 /**
@@ -30,13 +42,15 @@ function unreachableStore(database: string, error: unknown): ExecutionRecordStor
  * at start, and those are exactly what the doctor must report rather than fail on.
  */
 export async function readDoctorReport(config: ResolvedConfig & { queue: string }): Promise<DoctorReport> {
-  let store: ExecutionRecordStore;
-  let ownsStore = true;
+  let store: DoctorSources["store"];
+  let opened: ExecutionRecordStore | undefined;
   try {
-    store = await openRecordStore(config.database);
+    // The doctor only looks: a database that needs migration is reported, not migrated, and a
+    // SQLite file that is not there is not created.
+    opened = await openRecordStore(config.database, { migrate: false });
+    store = opened;
   } catch (error) {
     store = unreachableStore(config.database, error);
-    ownsStore = false;
   }
   const jobs = new ExecutionJobQueue({
     url: config.queue,
@@ -52,6 +66,6 @@ export async function readDoctorReport(config: ResolvedConfig & { queue: string 
     });
   } finally {
     await jobs.close();
-    if (ownsStore) await store.close();
+    await opened?.close();
   }
 }

@@ -1,5 +1,6 @@
 import {
   createConsoleLogger,
+  isPostgresUrl,
   openDatabase,
   SkillExecutor,
   type SkillExecutorCloseOptions,
@@ -15,7 +16,6 @@ import {
   createSandboxProvider,
   SandboxRunner,
 } from "@skillbox/sandbox";
-import { isPostgresUrl } from "../config/deployment-urls.js";
 import type { ResolvedConfig } from "../config/load-config.js";
 
 /** Options of {@link openCliHost}. */

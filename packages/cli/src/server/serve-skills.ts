@@ -1,7 +1,7 @@
+import { isPostgresUrl, redactedUrl } from "@skillbox/core";
 import type { DistributedRole } from "@skillbox/distributed";
 import { type LoadReport, loadSkills, type SkillLoader, watchSkills } from "@skillbox/loader";
 import { displayPath } from "@skillbox/loader/internal";
-import { isPostgresUrl, redactedUrl } from "../config/deployment-urls.js";
 import type { ResolvedConfig } from "../config/load-config.js";
 import { loaderOptionsOf, loadingMessage } from "../host/load-skill-folders.js";
 import {

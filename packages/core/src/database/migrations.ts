@@ -262,6 +262,9 @@ const MIGRATIONS: readonly Migration[] = [
       -- When the job was last added to its queue (NULL: never since it was last queued): the
       -- sweeper adds again what a host recorded but did not enqueue (it died in between).
       ALTER TABLE skill_execution_jobs ADD COLUMN enqueued_at INTEGER;
+      -- How often a lost lease put it back in the queue: a rerunnable skill that kills its worker
+      -- each time (out of memory) is requeued a few times, then ends interrupted.
+      ALTER TABLE skill_execution_jobs ADD COLUMN requeues INTEGER NOT NULL DEFAULT 0;
 
       -- The one-host dispatcher seeks the queued jobs it owns: shared-record jobs (queue NOT NULL)
       -- stay out of its index, so a backlog of them costs its poll nothing.
@@ -272,6 +275,9 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_leased ON skill_execution_jobs (lease_expires_at) WHERE lease_owner IS NOT NULL;
       CREATE INDEX jobs_stale_queued ON skill_execution_jobs (enqueued_at)
         WHERE state = 'queued' AND queue IS NOT NULL;
+      -- The recovery ends queued executions whose deadline passed while no worker took them.
+      CREATE INDEX jobs_queued_deadline ON skill_execution_jobs (deadline_at)
+        WHERE state = 'queued' AND queue IS NOT NULL AND deadline_at IS NOT NULL;
 
       -- The rows of the shared record name this runner: it never renews a lease and its host is no
       -- host name, so the one-host recovery (which interrupts the rows of runners whose lease
@@ -295,6 +301,9 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
+
+/** The newest schema version (`PRAGMA user_version`) this code knows. */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
 /**
  * Brings the database to the newest schema. Runs under an immediate transaction so that

@@ -5,14 +5,10 @@ import type {
   WaitOptions,
   WatchFilter,
 } from "../executor/durable-options.js";
-import type { DurationHistogram, DurationHistogramOptions } from "../executor/duration-histogram-query.js";
 import type { ExecutionStreamEvent } from "../executor/execution-event-hub.js";
-import type { SkillStatsOptions, SkillStatsResult } from "../executor/execution-stats.js";
-import type { ExecutionFilters } from "../executor/execution-store.js";
-import type { ExecutionSummary, ExecutionSummaryOptions } from "../executor/execution-summary.js";
-import type { ExecutionTimeline, ExecutionTimelineOptions } from "../executor/execution-timeline-query.js";
 import type { JobOptions } from "../executor/job-store.js";
 import type { ExecutionApproval, Skill, SkillExecution, SubmitOptions } from "../types.js";
+import type { ExecutionRecordStore } from "./execution-record-store.js";
 
 /**
  * A submit as the executor hands it to a backend: the skill resolved for the caller, the input
@@ -34,8 +30,11 @@ export interface BackendSubmit {
   options: SubmitOptions;
   /** The call's options that outlive it, with the submitter's span (`JobOptions`). */
   jobOptions: JobOptions;
-  /** When the execution must have ended (ms since the epoch), from `totalTimeoutMs`; null: no deadline. */
-  deadlineAt: number | null;
+  /**
+   * The call's `totalTimeoutMs` (null: no deadline): the backend's record sets the deadline this
+   * long after its own clock's now, since this host's clock may disagree with the workers'.
+   */
+  totalTimeoutMs: number | null;
 }
 
 /** An approval as the executor hands it to a backend: the decision made, an edited input checked and audited. */
@@ -54,9 +53,15 @@ export interface BackendApprove {
  * PostgreSQL and BullMQ). With a backend, the executor still resolves references against its own
  * registry (every host loads the same skill folders) and checks the caller may run them; the
  * backend records, dispatches and reports. Every method honours `apiKeyId` exactly as the
- * executor's own methods do: another owner's execution is `EXECUTION_NOT_FOUND`.
+ * executor's own methods do: another owner's execution is `EXECUTION_NOT_FOUND`. The listings and
+ * statistics are the shared record's own (see {@link ExecutionRecordStore}), for the `owner` and
+ * skill `names` the executor resolved from its registry.
  */
-export interface ExecutionBackend {
+export interface ExecutionBackend
+  extends Pick<
+    ExecutionRecordStore,
+    "list" | "count" | "listSummaries" | "skillStats" | "executionTimeline" | "durationHistogram"
+  > {
   /** Records the execution `queued` and dispatches it; resolves with its id once it is durable. */
   submit(request: BackendSubmit): Promise<string>;
   wait(id: string, options?: WaitOptions): Promise<SkillExecution>;
@@ -71,22 +76,6 @@ export interface ExecutionBackend {
   events(id: string, options?: EventsOptions): AsyncGenerator<ExecutionStreamEvent, void, undefined>;
   watch(filter?: WatchFilter): AsyncGenerator<ExecutionStreamEvent, void, undefined>;
   get(id: string): Promise<SkillExecution | undefined>;
-  list(filters?: ExecutionFilters): Promise<SkillExecution[]>;
-  count(filters?: ExecutionFilters): Promise<number>;
-  listSummaries(options?: ExecutionFilters & ExecutionSummaryOptions): Promise<ExecutionSummary[]>;
-  /**
-   * `SkillExecutor.skillStats` over the shared record, for `owner` and the skill `names` the
-   * executor resolved from its registry (see `ExecutionRecordStore.skillStats`).
-   */
-  skillStats(owner: string, names: readonly string[], options?: SkillStatsOptions): Promise<SkillStatsResult>;
-  /** `SkillExecutor.executionTimeline` over the shared record, for `owner`. */
-  executionTimeline(owner: string, options?: ExecutionTimelineOptions): Promise<ExecutionTimeline>;
-  /** `SkillExecutor.durationHistogram` over the shared record, for `owner` and `names`. */
-  durationHistogram(
-    owner: string,
-    names: readonly string[],
-    options?: DurationHistogramOptions,
-  ): Promise<DurationHistogram>;
   /** Stops following the shared record; executions go on elsewhere. */
   close(): Promise<void>;
 }

@@ -31,7 +31,8 @@ export interface ExecutionRecordStore {
   now(): Promise<number>;
 
   /**
-   * Records a submitted execution as `queued` with its raw input (side table). With an
+   * Records a submitted execution as `queued` with its raw input (side table); its deadline is
+   * `totalTimeoutMs` after the database's now (its `created_at`), never a host's clock. With an
    * idempotency key that the owner used before, nothing is written and the existing execution
    * comes back (with its input hash, for the caller to compare).
    */
@@ -42,10 +43,10 @@ export interface ExecutionRecordStore {
    * Executions still `queued` whose job was last added more than `olderThanMs` ago (or never):
    * the sweeper adds them again (adding a job id the queue holds is a no-op there), oldest first.
    */
-  staleQueued(options: { olderThanMs: number; limit: number }): Promise<StaleQueuedExecution[]>;
+  staleQueued(options: StaleQueuedOptions): Promise<StaleQueuedExecution[]>;
 
   /** Where the job of a queued execution goes: its queue and content hash (undefined once it has no job). */
-  dispatchTarget(id: string): Promise<{ queue: string; contentHash: string } | undefined>;
+  dispatchTarget(id: string): Promise<DispatchTarget | undefined>;
   /**
    * The key idempotent repeats are hashed under (HMAC), created on first use and shared by every
    * host on the database: an unkeyed hash of a low-entropy input could be guessed.
@@ -100,7 +101,7 @@ export interface ExecutionRecordStore {
    * (code `DEADLINE_EXCEEDED`) instead and one asked to cancel ends `cancelled`: both answer `ended`.
    * Anything not `queued` (running under another claim, awaiting approval, final, unknown) is `unavailable`.
    */
-  claim(options: { executionId: string; workerId: string; leaseMs: number }): Promise<ClaimResult>;
+  claim(options: ClaimOptions): Promise<ClaimResult>;
   /**
    * Extends the lease of a current claim (the worker's heartbeat) and tells whether someone asked
    * to cancel it. `held: false` when the claim is no longer current: the worker must stop the run
@@ -113,57 +114,54 @@ export interface ExecutionRecordStore {
   recordProgress(claim: ClaimToken, progressJson: string): Promise<boolean>;
   /**
    * Stops a claimed execution at `awaiting_approval` (the raw input stays for the run after the
-   * decision); false when the claim is not current.
+   * decision); false when the claim is not current. The approval is stamped on the database's
+   * clock: `requestedAt` is its now and the deadline (`approval.expiresAt` and the job's
+   * `approval_expires_at`) `approvalTimeoutMs` after it, whatever the worker's clock put there.
    */
-  pause(
-    claim: ClaimToken,
-    pause: { approval: ExecutionApproval; expiresAt: number | null; attempts: number },
-  ): Promise<boolean>;
+  pause(claim: ClaimToken, pause: PauseOptions): Promise<boolean>;
   /**
    * Approves an execution awaiting approval: back to `queued` (job to be added again), with the
-   * edited input when given. Undefined when it was not awaiting approval (or `owner` does not own it).
+   * edited input when given. Undefined when it was not awaiting approval (or `owner` does not own
+   * it), and when its approval deadline has passed by the database clock: then it ends `rejected`
+   * (`APPROVAL_EXPIRED`, decision `expired`) in the same transaction, as `recoverExpired` would
+   * end it, and the caller reads that record to answer `APPROVAL_EXPIRED`.
    */
-  approve(options: {
-    id: string;
-    owner?: string;
-    approval: ExecutionApproval;
-    rawInputJson?: string;
-    auditedInputJson?: string;
-  }): Promise<SkillExecution | undefined>;
+  approve(options: ApproveRecordOptions): Promise<SkillExecution | undefined>;
   /**
    * Ends an execution nobody runs (`queued` or `awaiting_approval`, as `from` allows) with a final
    * status and error: a cancel before it started, a rejection, an expired approval, a version
    * mismatch. Undefined when it was in none of `from` (or `owner` does not own it).
    */
-  endUnclaimed(options: {
-    id: string;
-    owner?: string;
-    from: readonly ("queued" | "awaiting_approval")[];
-    status: ExecutionStatus;
-    code: string;
-    message: string;
-    approval?: ExecutionApproval;
-  }): Promise<SkillExecution | undefined>;
+  endUnclaimed(options: EndUnclaimedOptions): Promise<SkillExecution | undefined>;
   /**
    * Asks for an execution to stop. Queued or awaiting approval: it ends `cancelled` at once
    * (`ended`). Running: the request is stored and its worker told (`requested`; the worker ends it).
    * Final: `final`. Unknown or not the owner's: `unknown`.
    */
-  requestCancel(options: { id: string; owner?: string; reason: string | null }): Promise<CancelRequestResult>;
+  requestCancel(options: RequestCancelOptions): Promise<CancelRequestResult>;
   /**
    * Ends or requeues running executions whose lease expired (their worker died, paused or lost
-   * the database): an execution of a rerunnable skill goes back to `queued` with a higher fence;
-   * any other ends `interrupted` (code `INTERRUPTED`). Awaiting approvals past their deadline end
-   * `rejected` (`APPROVAL_EXPIRED`). At most `limit` of each.
+   * the database): an execution of a rerunnable skill goes back to `queued` with a higher fence,
+   * at most {@link MAX_LEASE_REQUEUES} times (a skill that kills its worker each time, out of
+   * memory say, must not loop for ever); any other, or one requeued that often already, ends
+   * `interrupted` (code `INTERRUPTED`). Each lost lease counts one attempt, so the next run's
+   * `ctx.attempt` moves on. Awaiting approvals past their deadline end `rejected`
+   * (`APPROVAL_EXPIRED`); queued executions past their deadline (no worker took their queue in
+   * time) end `timeout` (`DEADLINE_EXCEEDED`). At most `limit` of each.
    */
-  recoverExpired(options: { limit: number }): Promise<RecoveredExecution[]>;
+  recoverExpired(options: RecoverExpiredOptions): Promise<RecoveredExecution[]>;
 
   /** Records a worker's heartbeat: who it is, what it serves (skills with their content hashes). */
   heartbeatWorker(worker: WorkerHeartbeat): Promise<void>;
   /** Forgets a worker that stopped. */
   removeWorker(workerId: string): Promise<void>;
+  /**
+   * Forgets the workers whose last heartbeat is older than `olderThanMs` by the database clock
+   * (killed processes never remove their rows); resolves with how many were forgotten.
+   */
+  removeStaleWorkers(options: { olderThanMs: number }): Promise<number>;
   /** The workers with a heartbeat in the last `withinMs`, newest first, with the age by the database clock. */
-  listWorkers(options?: { withinMs?: number }): Promise<WorkerRecord[]>;
+  listWorkers(options?: ListWorkersOptions): Promise<WorkerRecord[]>;
 
   /**
    * Calls `listener` for every change of any execution, from any process: status changes,
@@ -173,6 +171,77 @@ export interface ExecutionRecordStore {
   subscribe(listener: (notice: RecordNotice) => void): Promise<() => Promise<void>>;
   /** Closes the connections (pending notices are dropped). */
   close(): Promise<void>;
+}
+
+/**
+ * How many times `recoverExpired` puts a rerunnable execution whose lease expired back in the
+ * queue; the next lost lease ends it `interrupted`.
+ */
+export const MAX_LEASE_REQUEUES = 3;
+
+/** Options of {@link ExecutionRecordStore.staleQueued}. */
+export interface StaleQueuedOptions {
+  olderThanMs: number;
+  limit: number;
+}
+
+/** Where a queued execution's job goes (see {@link ExecutionRecordStore.dispatchTarget}). */
+export interface DispatchTarget {
+  queue: string;
+  contentHash: string;
+}
+
+/** Options of {@link ExecutionRecordStore.claim}. */
+export interface ClaimOptions {
+  executionId: string;
+  workerId: string;
+  leaseMs: number;
+}
+
+/** What {@link ExecutionRecordStore.pause} stores of a run stopped for approval. */
+export interface PauseOptions {
+  /** The request (`decision: null`); its `requestedAt` and `expiresAt` are stamped again on the database clock. */
+  approval: ExecutionApproval;
+  /** How long the approval may wait, in ms from the database's now; null for ever. */
+  approvalTimeoutMs: number | null;
+  attempts: number;
+}
+
+/** Options of {@link ExecutionRecordStore.approve}. */
+export interface ApproveRecordOptions {
+  id: string;
+  owner?: string;
+  approval: ExecutionApproval;
+  rawInputJson?: string;
+  auditedInputJson?: string;
+}
+
+/** Options of {@link ExecutionRecordStore.endUnclaimed}. */
+export interface EndUnclaimedOptions {
+  id: string;
+  owner?: string;
+  from: readonly ("queued" | "awaiting_approval")[];
+  status: ExecutionStatus;
+  code: string;
+  message: string;
+  approval?: ExecutionApproval;
+}
+
+/** Options of {@link ExecutionRecordStore.requestCancel}. */
+export interface RequestCancelOptions {
+  id: string;
+  owner?: string;
+  reason: string | null;
+}
+
+/** Options of {@link ExecutionRecordStore.recoverExpired}. */
+export interface RecoverExpiredOptions {
+  limit: number;
+}
+
+/** Options of {@link ExecutionRecordStore.listWorkers}. */
+export interface ListWorkersOptions {
+  withinMs?: number;
 }
 
 /** A submitted execution as {@link ExecutionRecordStore.insertQueued} writes it. */
@@ -196,8 +265,12 @@ export interface QueuedExecutionRecord {
   inputHash: string | null;
   /** The call's options that outlive it (`JobOptions` as JSON: timeouts, retries, trace parent). */
   optionsJson: string;
-  /** When it must have finished (ms since the epoch, database clock), or null: a queued one past it never starts. */
-  deadlineAt: number | null;
+  /**
+   * The call's `totalTimeoutMs`, or null: the deadline is this long after the database's now at
+   * the insert (a queued one past it never starts). A duration, not a time: the submitting host's
+   * clock must not decide it.
+   */
+  totalTimeoutMs: number | null;
   /** Whether the skill may run again after a lost lease (it opted into rerun). */
   rerunnable: boolean;
 }
@@ -278,7 +351,8 @@ export type CancelRequestResult =
 /** An execution the recovery changed. */
 export interface RecoveredExecution {
   id: string;
-  action: "requeued" | "interrupted" | "expired";
+  /** `timed-out`: a queued execution past its deadline, ended `timeout` (`DEADLINE_EXCEEDED`). */
+  action: "requeued" | "interrupted" | "expired" | "timed-out";
   queue: string;
   contentHash: string;
 }

@@ -2,20 +2,24 @@ import { SkillboxError } from "../errors/skillbox-error.js";
 import { formatTimestamp } from "../executor/format-timestamp.js";
 import { type ExecutionApproval, isFinalExecutionStatus } from "../types.js";
 import type {
+  ClaimOptions,
   ClaimResult,
   ClaimToken,
   ExecutionClaim,
   FinalOutcome,
+  PauseOptions,
   RenewResult,
 } from "./execution-record-store.js";
+import type { RecordJobRow } from "./record-rows.js";
 import {
   appendStatus,
   endUnclaimedRow,
+  jobSubjectOf,
   readExecution,
   type SqliteRecordContext,
   subjectOf,
 } from "./sqlite-record-context.js";
-import { databaseNow, type RecordExecutionRow, type RecordJobRow } from "./sqlite-record-statements.js";
+import { databaseNow, type RecordExecutionRow } from "./sqlite-record-statements.js";
 
 /** Longest lease a claim may ask for (a day): a longer one would hide a dead worker for that long. */
 const MAX_LEASE_MS = 24 * 60 * 60 * 1000;
@@ -30,11 +34,20 @@ function checkedLeaseMs(method: string, leaseMs: number): number {
   return Math.ceil(leaseMs);
 }
 
+/** A pause's `approvalTimeoutMs`: null, or a positive number of ms; else `INPUT_INVALID`. */
+function checkedApprovalTimeoutMs(timeoutMs: number | null): number | null {
+  if (timeoutMs === null) return null;
+  if (typeof timeoutMs !== "number" || !(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+    throw new SkillboxError(
+      "INPUT_INVALID",
+      `pause: \`approvalTimeoutMs\` must be a positive number of milliseconds or null, got ${JSON.stringify(timeoutMs)}`,
+    );
+  }
+  return Math.ceil(timeoutMs);
+}
+
 /** See `ExecutionRecordStore.claim`: one immediate transaction, so of racing claims one wins. */
-export function claimExecution(
-  context: SqliteRecordContext,
-  options: { executionId: string; workerId: string; leaseMs: number },
-): ClaimResult {
+export function claimExecution(context: SqliteRecordContext, options: ClaimOptions): ClaimResult {
   const leaseMs = checkedLeaseMs("claim", options.leaseMs);
   const { database, statements } = context;
   return database
@@ -72,7 +85,6 @@ function endBeforeStart(
   job: RecordJobRow,
   now: number,
 ): boolean {
-  const subject = `${row.skill_name}@${row.skill_version}`;
   const cancel = context.statements.cancelOf.get(row.id);
   if (cancel !== undefined) {
     return endUnclaimedRow(context, {
@@ -80,23 +92,36 @@ function endBeforeStart(
       from: "queued",
       status: "cancelled",
       code: "CANCELLED",
-      message: `${subject} was cancelled before it ran${cancel.reason === null ? "" : `: ${cancel.reason}`}`,
+      message: `${row.skill_name}@${row.skill_version} was cancelled before it ran${cancel.reason === null ? "" : `: ${cancel.reason}`}`,
       approvalJson: null,
       now,
     });
   }
-  if (job.deadline_at !== null && job.deadline_at <= now) {
-    return endUnclaimedRow(context, {
-      subject: subjectOf(row),
-      from: "queued",
-      status: "timeout",
-      code: "DEADLINE_EXCEEDED",
-      message: `${subject} was still queued at its deadline (${formatTimestamp(job.deadline_at)}), so it never started`,
-      approvalJson: null,
-      now,
-    });
-  }
+  if (job.deadline_at !== null && job.deadline_at <= now)
+    return endPastDeadline(context, row, job.deadline_at, now);
   return false;
+}
+
+/**
+ * Ends a queued execution whose deadline passed before any worker started it (`timeout`,
+ * `DEADLINE_EXCEEDED`), inside the caller's transaction: at its claim, or when the recovery finds
+ * it still queued (no worker serves its queue). False when it was no longer queued.
+ */
+export function endPastDeadline(
+  context: SqliteRecordContext,
+  row: RecordExecutionRow,
+  deadlineAt: number,
+  now: number,
+): boolean {
+  return endUnclaimedRow(context, {
+    subject: subjectOf(row),
+    from: "queued",
+    status: "timeout",
+    code: "DEADLINE_EXCEEDED",
+    message: `${row.skill_name}@${row.skill_version} was still queued at its deadline (${formatTimestamp(deadlineAt)}), so it never started`,
+    approvalJson: null,
+    now,
+  });
 }
 
 function claimOf(row: RecordExecutionRow, job: RecordJobRow, workerId: string): ExecutionClaim {
@@ -136,6 +161,23 @@ function currentJob(context: SqliteRecordContext, claim: ClaimToken): RecordJobR
   return row?.status === "running" ? job : undefined;
 }
 
+/**
+ * Runs `change` with the job of `claim` in one immediate transaction while the claim is current;
+ * false (and nothing written) when it is not.
+ */
+function whileHeld(
+  context: SqliteRecordContext,
+  claim: ClaimToken,
+  change: (job: RecordJobRow) => boolean,
+): boolean {
+  return context.database
+    .transaction(() => {
+      const job = currentJob(context, claim);
+      return job !== undefined && change(job);
+    })
+    .immediate();
+}
+
 /** See `ExecutionRecordStore.renew`. */
 export function renewClaim(context: SqliteRecordContext, claim: ClaimToken, leaseMs: number): RenewResult {
   const checked = checkedLeaseMs("renew", leaseMs);
@@ -166,38 +208,29 @@ export function finishClaim(context: SqliteRecordContext, claim: ClaimToken, out
       `finish: \`status\` must be a final status (${JSON.stringify(outcome.status)} is not); pause() stops at awaiting_approval`,
     );
   }
-  const { database, statements } = context;
-  return database
-    .transaction(() => {
-      const job = currentJob(context, claim);
-      if (job === undefined) return false;
-      const now = databaseNow(statements);
-      const { error } = outcome;
-      const written = statements.finishExecution.run({
-        id: claim.executionId,
-        status: outcome.status,
-        outputJson: outcome.outputJson,
-        errorCode: error?.code ?? null,
-        errorMessage: error?.message ?? null,
-        errorData: error?.dataJson ?? null,
-        attempts: outcome.attempts,
-        durationMs: outcome.durationMs,
-        now,
-        traceId: outcome.traceId,
-        spanId: outcome.spanId,
-      });
-      if (written.changes === 0) return false;
-      statements.deleteJob.run(claim.executionId);
-      statements.deleteCancel.run(claim.executionId);
-      appendStatus(
-        context,
-        { id: claim.executionId, apiKeyId: job.api_key_id, skillName: job.skill_name },
-        outcome.status,
-        now,
-      );
-      return true;
-    })
-    .immediate();
+  const { statements } = context;
+  return whileHeld(context, claim, (job) => {
+    const now = databaseNow(statements);
+    const { error } = outcome;
+    const written = statements.finishExecution.run({
+      id: claim.executionId,
+      status: outcome.status,
+      outputJson: outcome.outputJson,
+      errorCode: error?.code ?? null,
+      errorMessage: error?.message ?? null,
+      errorData: error?.dataJson ?? null,
+      attempts: outcome.attempts,
+      durationMs: outcome.durationMs,
+      now,
+      traceId: outcome.traceId,
+      spanId: outcome.spanId,
+    });
+    if (written.changes === 0) return false;
+    statements.deleteJob.run(claim.executionId);
+    statements.deleteCancel.run(claim.executionId);
+    appendStatus(context, jobSubjectOf(job), outcome.status, now);
+    return true;
+  });
 }
 
 /** See `ExecutionRecordStore.recordProgress`. */
@@ -206,47 +239,40 @@ export function recordClaimProgress(
   claim: ClaimToken,
   progressJson: string,
 ): boolean {
-  const { database, statements } = context;
-  return database
-    .transaction(() => {
-      const job = currentJob(context, claim);
-      if (job === undefined) return false;
-      statements.setProgress.run(progressJson, claim.executionId);
-      statements.insertEvent.run(
-        claim.executionId,
-        job.api_key_id,
-        job.skill_name,
-        "progress",
-        progressJson,
-        context.runnerKey,
-        databaseNow(statements),
-      );
-      return true;
-    })
-    .immediate();
+  const { statements } = context;
+  return whileHeld(context, claim, (job) => {
+    statements.setProgress.run(progressJson, claim.executionId);
+    statements.insertEvent.run(
+      claim.executionId,
+      job.api_key_id,
+      job.skill_name,
+      "progress",
+      progressJson,
+      context.runnerKey,
+      databaseNow(statements),
+    );
+    return true;
+  });
 }
 
-/** See `ExecutionRecordStore.pause`: the job keeps its raw input for the run after the decision. */
-export function pauseClaim(
-  context: SqliteRecordContext,
-  claim: ClaimToken,
-  pause: { approval: ExecutionApproval; expiresAt: number | null; attempts: number },
-): boolean {
-  const { database, statements } = context;
-  return database
-    .transaction(() => {
-      const job = currentJob(context, claim);
-      if (job === undefined) return false;
-      const now = databaseNow(statements);
-      statements.pauseExecution.run(JSON.stringify(pause.approval), pause.attempts, claim.executionId);
-      statements.pauseJob.run(pause.expiresAt, claim.executionId, claim.fence);
-      appendStatus(
-        context,
-        { id: claim.executionId, apiKeyId: job.api_key_id, skillName: job.skill_name },
-        "awaiting_approval",
-        now,
-      );
-      return true;
-    })
-    .immediate();
+/**
+ * See `ExecutionRecordStore.pause`: the job keeps its raw input for the run after the decision;
+ * the approval's times are the database clock's, not the worker's.
+ */
+export function pauseClaim(context: SqliteRecordContext, claim: ClaimToken, pause: PauseOptions): boolean {
+  const timeoutMs = checkedApprovalTimeoutMs(pause.approvalTimeoutMs);
+  const { statements } = context;
+  return whileHeld(context, claim, (job) => {
+    const now = databaseNow(statements);
+    const expiresAt = timeoutMs === null ? null : now + timeoutMs;
+    const approval: ExecutionApproval = {
+      ...pause.approval,
+      requestedAt: formatTimestamp(now),
+      expiresAt: expiresAt === null ? null : formatTimestamp(expiresAt),
+    };
+    statements.pauseExecution.run(JSON.stringify(approval), pause.attempts, claim.executionId);
+    statements.pauseJob.run(expiresAt, claim.executionId, claim.fence);
+    appendStatus(context, jobSubjectOf(job), "awaiting_approval", now);
+    return true;
+  });
 }

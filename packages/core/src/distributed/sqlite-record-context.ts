@@ -86,3 +86,12 @@ export function endUnclaimedRow(
 export function subjectOf(row: { id: string; api_key_id: string; skill_name: string }): EventSubject {
   return { id: row.id, apiKeyId: row.api_key_id, skillName: row.skill_name };
 }
+
+/** The event subject of a job row (its execution's id, owner and skill name). */
+export function jobSubjectOf(job: {
+  execution_id: string;
+  api_key_id: string;
+  skill_name: string;
+}): EventSubject {
+  return { id: job.execution_id, apiKeyId: job.api_key_id, skillName: job.skill_name };
+}

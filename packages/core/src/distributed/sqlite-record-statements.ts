@@ -2,12 +2,13 @@ import type Database from "better-sqlite3";
 import type { ExecutionRow } from "../executor/execution-store.js";
 import type { StoredEventRow } from "../executor/job-store.js";
 import type { ExecutionStatus } from "../types.js";
+import type { RecordJobRow, WorkerRow } from "./record-rows.js";
 
 /**
  * The database clock in SQLite, in ms since the epoch (`julianday` counts days; 2440587.5 is
  * the epoch's). Every process on the file reads one clock: the machine's, through SQLite.
  */
-export const SQLITE_NOW = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+const SQLITE_NOW = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
 
 /** The runner row every execution of the shared record names (made by migration 7). */
 export const RECORD_STORE_RUNNER_ID = "skillbox:record-store";
@@ -16,42 +17,6 @@ export const RECORD_STORE_RUNNER_ID = "skillbox:record-store";
 export interface RecordExecutionRow extends ExecutionRow {
   input_hash: string | null;
   content_hash: string | null;
-}
-
-/** A row of `skill_execution_jobs` with the claim columns of migration 7. */
-export interface RecordJobRow {
-  execution_id: string;
-  api_key_id: string;
-  skill_id: string;
-  skill_name: string;
-  input: string | null;
-  options: string;
-  state: "queued" | "awaiting_approval" | "running";
-  queued_at: number;
-  approval_expires_at: number | null;
-  approved: number;
-  rerunnable: number;
-  queue: string | null;
-  content_hash: string | null;
-  deadline_at: number | null;
-  fence: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  enqueued_at: number | null;
-}
-
-/** A row of `skillbox_workers`, with its age by the database clock. */
-export interface WorkerRow {
-  worker_id: string;
-  host: string;
-  pid: number;
-  queues: string;
-  skills: string;
-  concurrency: number;
-  running: number;
-  started_at: number;
-  last_heartbeat_at: number;
-  age: number;
 }
 
 type Statement<Bound extends unknown[] = unknown[], Row = unknown> = Database.Statement<Bound, Row>;
@@ -187,17 +152,23 @@ export function prepareRecordStatements(database: Database.Database) {
     ) as Statement<[number, number], RecordJobRow>,
     requeueJob: database.prepare(
       `UPDATE skill_execution_jobs SET state = 'queued', fence = fence + 1, lease_owner = NULL,
-         lease_expires_at = NULL, enqueued_at = NULL
+         lease_expires_at = NULL, enqueued_at = NULL, requeues = requeues + 1
        WHERE execution_id = ?`,
     ) as Statement<[string]>,
+    // The run that lost its lease made an attempt (at least): the next one's ctx.attempt moves on.
     requeueExecution: database.prepare(
-      "UPDATE skill_executions SET status = 'queued' WHERE id = ? AND status = 'running'",
+      "UPDATE skill_executions SET status = 'queued', attempts = attempts + 1 WHERE id = ? AND status = 'running'",
     ) as Statement<[string]>,
     interruptExecution: database.prepare(
       `UPDATE skill_executions SET status = 'interrupted', error_code = 'INTERRUPTED', error_message = ?,
-         finished_at = ?
+         finished_at = ?, attempts = attempts + 1
        WHERE id = ? AND status = 'running'`,
     ) as Statement<[string, number, string]>,
+    queuedPastDeadline: database.prepare(
+      `SELECT * FROM skill_execution_jobs
+       WHERE state = 'queued' AND queue IS NOT NULL AND deadline_at IS NOT NULL AND deadline_at <= ?
+       ORDER BY deadline_at LIMIT ?`,
+    ) as Statement<[number, number], RecordJobRow>,
     expiredApprovals: database.prepare(
       `SELECT * FROM skill_execution_jobs
        WHERE state = 'awaiting_approval' AND approval_expires_at IS NOT NULL AND approval_expires_at <= ?
@@ -214,7 +185,7 @@ export function prepareRecordStatements(database: Database.Database) {
     ) as Statement,
     deleteWorker: database.prepare("DELETE FROM skillbox_workers WHERE worker_id = ?") as Statement<[string]>,
     workers: database.prepare(
-      `SELECT *, @now - last_heartbeat_at AS age FROM skillbox_workers WHERE last_heartbeat_at >= @since
+      `SELECT *, @now - last_heartbeat_at AS age_ms FROM skillbox_workers WHERE last_heartbeat_at >= @since
        ORDER BY last_heartbeat_at DESC, worker_id LIMIT 1000`,
     ) as Statement<[{ now: number; since: number }], WorkerRow>,
     lastEventSeq: database.prepare(

@@ -14,22 +14,32 @@ import {
 } from "../executor/execution-store.js";
 import type { ExecutionSummary, ExecutionSummaryOptions } from "../executor/execution-summary.js";
 import type { ExecutionTimeline, ExecutionTimelineOptions } from "../executor/execution-timeline-query.js";
-import type { ExecutionApproval, ExecutionStatus, SkillExecution } from "../types.js";
+import type { SkillExecution } from "../types.js";
 import type {
+  ApproveRecordOptions,
   CancelRequestResult,
+  ClaimOptions,
   ClaimResult,
   ClaimToken,
+  DispatchTarget,
+  EndUnclaimedOptions,
   ExecutionRecordStore,
   FinalOutcome,
   InsertQueuedResult,
+  ListWorkersOptions,
+  PauseOptions,
   QueuedExecutionRecord,
   RecordNotice,
+  RecoverExpiredOptions,
   RecoveredExecution,
   RenewResult,
+  RequestCancelOptions,
   StaleQueuedExecution,
+  StaleQueuedOptions,
   WorkerHeartbeat,
   WorkerRecord,
 } from "./execution-record-store.js";
+import { workerOf } from "./record-rows.js";
 import { claimExecution, finishClaim, pauseClaim, recordClaimProgress, renewClaim } from "./sqlite-claims.js";
 import { approveExecution, endUnclaimed, recoverExpired, requestCancel } from "./sqlite-decisions.js";
 import { appendStatus, readExecution, type SqliteRecordContext } from "./sqlite-record-context.js";
@@ -127,7 +137,15 @@ class SqliteExecutionRecords implements SqliteRecordStore {
           }
         }
         const now = databaseNow(statements);
-        const values = { ...record, now, rerunnable: record.rerunnable ? 1 : 0, runner: context.runnerKey };
+        // The deadline on the database clock, as the claim and the recovery compare it.
+        const deadlineAt = record.totalTimeoutMs === null ? null : now + Math.ceil(record.totalTimeoutMs);
+        const values = {
+          ...record,
+          now,
+          deadlineAt,
+          rerunnable: record.rerunnable ? 1 : 0,
+          runner: context.runnerKey,
+        };
         statements.insertExecution.run(values);
         statements.insertJob.run(values);
         appendStatus(
@@ -152,7 +170,7 @@ class SqliteExecutionRecords implements SqliteRecordStore {
       .immediate();
   }
 
-  async staleQueued(options: { olderThanMs: number; limit: number }): Promise<StaleQueuedExecution[]> {
+  async staleQueued(options: StaleQueuedOptions): Promise<StaleQueuedExecution[]> {
     const { statements } = this.context;
     const limit = Math.max(0, Math.min(Math.trunc(options.limit), 10_000));
     if (!(limit > 0)) return [];
@@ -162,7 +180,7 @@ class SqliteExecutionRecords implements SqliteRecordStore {
       .map((row) => ({ id: row.id, queue: row.queue, contentHash: row.content_hash ?? "" }));
   }
 
-  async dispatchTarget(id: string): Promise<{ queue: string; contentHash: string } | undefined> {
+  async dispatchTarget(id: string): Promise<DispatchTarget | undefined> {
     const row = this.context.statements.dispatchTarget.get(id);
     return row === undefined ? undefined : { queue: row.queue, contentHash: row.content_hash ?? "" };
   }
@@ -219,7 +237,7 @@ class SqliteExecutionRecords implements SqliteRecordStore {
     return row === undefined ? undefined : { execution: rowToExecution(row), inputHash: row.input_hash };
   }
 
-  async claim(options: { executionId: string; workerId: string; leaseMs: number }): Promise<ClaimResult> {
+  async claim(options: ClaimOptions): Promise<ClaimResult> {
     return claimExecution(this.context, options);
   }
 
@@ -235,44 +253,23 @@ class SqliteExecutionRecords implements SqliteRecordStore {
     return recordClaimProgress(this.context, claim, progressJson);
   }
 
-  async pause(
-    claim: ClaimToken,
-    pause: { approval: ExecutionApproval; expiresAt: number | null; attempts: number },
-  ): Promise<boolean> {
+  async pause(claim: ClaimToken, pause: PauseOptions): Promise<boolean> {
     return pauseClaim(this.context, claim, pause);
   }
 
-  async approve(options: {
-    id: string;
-    owner?: string;
-    approval: ExecutionApproval;
-    rawInputJson?: string;
-    auditedInputJson?: string;
-  }): Promise<SkillExecution | undefined> {
+  async approve(options: ApproveRecordOptions): Promise<SkillExecution | undefined> {
     return approveExecution(this.context, options);
   }
 
-  async endUnclaimed(options: {
-    id: string;
-    owner?: string;
-    from: readonly ("queued" | "awaiting_approval")[];
-    status: ExecutionStatus;
-    code: string;
-    message: string;
-    approval?: ExecutionApproval;
-  }): Promise<SkillExecution | undefined> {
+  async endUnclaimed(options: EndUnclaimedOptions): Promise<SkillExecution | undefined> {
     return endUnclaimed(this.context, options);
   }
 
-  async requestCancel(options: {
-    id: string;
-    owner?: string;
-    reason: string | null;
-  }): Promise<CancelRequestResult> {
+  async requestCancel(options: RequestCancelOptions): Promise<CancelRequestResult> {
     return requestCancel(this.context, options);
   }
 
-  async recoverExpired(options: { limit: number }): Promise<RecoveredExecution[]> {
+  async recoverExpired(options: RecoverExpiredOptions): Promise<RecoveredExecution[]> {
     return recoverExpired(this.context, options);
   }
 
@@ -295,22 +292,18 @@ class SqliteExecutionRecords implements SqliteRecordStore {
     this.context.statements.deleteWorker.run(workerId);
   }
 
-  async listWorkers(options: { withinMs?: number } = {}): Promise<WorkerRecord[]> {
+  async removeStaleWorkers(options: { olderThanMs: number }): Promise<number> {
+    const since = databaseNow(this.context.statements) - Math.max(0, Math.trunc(options.olderThanMs));
+    // Prepared here rather than with the others: it runs a few times an hour at most.
+    return this.database.prepare("DELETE FROM skillbox_workers WHERE last_heartbeat_at < ?").run(since)
+      .changes;
+  }
+
+  async listWorkers(options: ListWorkersOptions = {}): Promise<WorkerRecord[]> {
     const { statements } = this.context;
     const now = databaseNow(statements);
     const since = options.withinMs === undefined ? Number.MIN_SAFE_INTEGER : now - options.withinMs;
-    return statements.workers.all({ now, since }).map((row) => ({
-      workerId: row.worker_id,
-      host: row.host,
-      pid: row.pid,
-      queues: JSON.parse(row.queues) as string[],
-      skills: JSON.parse(row.skills) as WorkerHeartbeat["skills"],
-      concurrency: row.concurrency,
-      running: row.running,
-      startedAt: row.started_at,
-      lastHeartbeatAt: row.last_heartbeat_at,
-      heartbeatAgeMs: row.age,
-    }));
+    return statements.workers.all({ now, since }).map(workerOf);
   }
 
   async subscribe(listener: (notice: RecordNotice) => void): Promise<() => Promise<void>> {

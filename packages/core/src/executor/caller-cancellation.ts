@@ -4,12 +4,13 @@ import type { AttemptCancellation, CancellationWatcher } from "./run-attempt.js"
 /**
  * The caller's `signal` as an {@link AttemptCancellation}: the attempt fails `CANCELLED`, naming
  * the signal's reason. One per execution, watched by one attempt (or retry wait) at a time; it
- * is itself the abort listener, so watching allocates nothing.
+ * is itself the abort listener, so watching allocates nothing. `DispatchCancellation` watches
+ * the same way and only words its error otherwise.
  */
 export class CallerCancellation implements AttemptCancellation {
   private watcher: CancellationWatcher | undefined;
 
-  constructor(private readonly signal: AbortSignal) {}
+  constructor(protected readonly signal: AbortSignal) {}
 
   watch(watcher: CancellationWatcher): number {
     if (this.signal.aborted) return -1;

@@ -1,12 +1,12 @@
 import { isSkillboxError, SkillboxError } from "../errors/skillbox-error.js";
-import type { AttemptCancellation, CancellationWatcher } from "./run-attempt.js";
+import { CallerCancellation } from "./caller-cancellation.js";
 
 /** Codes of a `signal.reason` that end a dispatched run `timeout` rather than `cancelled`. */
 const DEADLINE_CODES: ReadonlySet<string> = new Set(["TIMEOUT", "DEADLINE_EXCEEDED"]);
 
 /**
  * The signal of a dispatched run (see `SkillExecutor.runDispatched`) as an
- * {@link AttemptCancellation}: the attempt under way — or the wait before the next one — stops at
+ * `AttemptCancellation`: the attempt under way — or the wait before the next one — stops at
  * once (a worker thread is terminated, a container killed), and `signal.reason` decides the error:
  *
  * - a `SkillboxError` with code `TIMEOUT` or `DEADLINE_EXCEEDED` (the execution's deadline
@@ -14,34 +14,10 @@ const DEADLINE_CODES: ReadonlySet<string> = new Set(["TIMEOUT", "DEADLINE_EXCEED
  * - anything else (a cancel from another host, a lost lease, a worker shutting down, no reason):
  *   `CANCELLED`, status `cancelled`, naming the reason.
  *
- * Neither is retried. One attempt watches at a time; it is itself the abort listener.
+ * Neither is retried. It watches the signal as {@link CallerCancellation} does.
  */
-export class DispatchCancellation implements AttemptCancellation {
-  private watcher: CancellationWatcher | undefined;
-
-  constructor(private readonly signal: AbortSignal) {}
-
-  watch(watcher: CancellationWatcher): number {
-    if (this.signal.aborted) return -1;
-    this.watcher = watcher;
-    this.signal.addEventListener("abort", this, { once: true });
-    return 0;
-  }
-
-  unwatch(_token: number): void {
-    if (this.watcher === undefined) return;
-    this.watcher = undefined;
-    this.signal.removeEventListener("abort", this);
-  }
-
-  /** The abort listener (an `EventListenerObject`). */
-  handleEvent(): void {
-    const watcher = this.watcher;
-    this.watcher = undefined;
-    watcher?.cancelledBy(this);
-  }
-
-  error(label: string): SkillboxError {
+export class DispatchCancellation extends CallerCancellation {
+  override error(label: string): SkillboxError {
     const { reason } = this.signal;
     const said = describeReason(reason);
     if (isSkillboxError(reason) && DEADLINE_CODES.has(reason.code)) {

@@ -66,8 +66,11 @@ export type DispatchedRunOutcome =
       kind: "paused";
       /** The approval asked for (`decision: null`). */
       approval: ExecutionApproval;
-      /** When the request lapses, ms since the epoch (this host's clock), or null for never. */
-      expiresAt: number | null;
+      /**
+       * How long the request may wait, in ms, or null for ever: the shared record sets the
+       * deadline from its own clock (this host's may disagree with the database's).
+       */
+      approvalTimeoutMs: number | null;
       attempts: number;
     };
 
@@ -97,7 +100,7 @@ class DispatchedSink implements ExecutionSink {
     this.outcome = {
       kind: "paused",
       approval,
-      expiresAt: approval.expiresAt === null ? null : Date.parse(approval.expiresAt),
+      approvalTimeoutMs: pause.approvalTimeoutMs,
       attempts: pause.attempts,
     };
     return run.snapshot();

@@ -22,7 +22,6 @@ import {
   checkApprovalTimeout,
   checkedDecider,
   checkedText,
-  isSettled,
   MAX_REASON_LENGTH,
   notPending,
 } from "./decision-checks.js";
@@ -44,11 +43,13 @@ import type { DurableSide, ExecutionPause, ExecutionRequest, ExecutionRun } from
 import { ExecutionState } from "./execution-state.js";
 import type { ExecutionStore } from "./execution-store.js";
 import { findOverDeepPath } from "./find-over-deep-path.js";
+import { followExecutionEvents } from "./follow-execution-events.js";
 import { formatTimestamp } from "./format-timestamp.js";
 import { hashInput } from "./hash-input.js";
 import { checkSameRequest } from "./idempotency-gate.js";
 import { jobOptionsOf, jsonOf, parseJobOptions, parseJson } from "./job-options.js";
 import type { SchemaValidator } from "./schema-validator.js";
+import { waitUntilSettled } from "./wait-until-settled.js";
 
 /** What {@link DurableExecutions} is built from. */
 export interface DurableExecutionsOptions {
@@ -346,55 +347,19 @@ export class DurableExecutions implements DurableSide {
 
   /** See `SkillExecutor.wait`. */
   async wait(id: string, options: WaitOptions = {}): Promise<SkillExecution> {
-    const timeoutMs = options.timeoutMs;
-    if (
-      timeoutMs !== undefined &&
-      !(typeof timeoutMs === "number" && timeoutMs >= 0 && Number.isFinite(timeoutMs))
-    ) {
-      throw new SkillboxError(
-        "INPUT_INVALID",
-        `wait: \`timeoutMs\` must be a number of milliseconds of at least 0, got ${JSON.stringify(timeoutMs)}`,
-      );
-    }
-    const subscription = this.hub.subscribe(
-      { ids: new Set([id]) },
-      { signal: options.signal, endAfterFinished: true },
-    );
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const local = this.options.running.get(id);
-      // Running in this process: not final, and its end reaches the subscription made above.
-      const current =
-        local !== undefined && (options.apiKeyId === undefined || options.apiKeyId === local.caller)
+    return waitUntilSettled(id, options, {
+      hub: this.hub,
+      read: () => {
+        const local = this.options.running.get(id);
+        // Running in this process: not final, and its end reaches the subscription.
+        return local !== undefined && (options.apiKeyId === undefined || options.apiKeyId === local.caller)
           ? undefined
           : this.read(id, options);
-      if (current !== undefined && isSettled(current, options.returnOnApproval)) return current;
+      },
       // What ends it may come from another process (a decision, a claim), through the poll.
-      this.followAcrossProcesses();
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          const now = this.options.store.get(id) ?? current;
-          if (now === undefined) return;
-          subscription.fail(
-            new SkillboxError(
-              "WAIT_TIMEOUT",
-              `Execution ${id} had not ended after ${timeoutMs} ms of waiting (it is ${now.status}); wait again or follow its events`,
-              { data: { execution: now } },
-            ),
-          );
-        }, timeoutMs);
-      }
-      for await (const event of subscription) {
-        if (event.type === "finished") return event.execution;
-        if (event.type === "status" && isSettled(event.execution, options.returnOnApproval))
-          return event.execution;
-      }
-      // The stream ended without the final record: only a closing executor ends it so.
-      throw new SkillboxError("BUSY", `The executor closed while waiting for execution ${id}`);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-      await subscription.return();
-    }
+      onPending: () => this.followAcrossProcesses(),
+      readAtTimeout: () => this.options.store.get(id),
+    });
   }
 
   /** See `SkillExecutor.cancel`. */
@@ -508,32 +473,13 @@ export class DurableExecutions implements DurableSide {
   }
 
   /** See `SkillExecutor.events`. */
-  async *events(
-    id: string,
-    options: EventsOptions = {},
-  ): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
-    const subscription = this.hub.subscribe(
-      { ids: new Set([id]) },
-      { signal: options.signal, endAfterFinished: true },
-    );
-    try {
-      const current = this.read(id, options);
-      if (isFinalExecutionStatus(current.status)) {
-        yield { type: "finished", executionId: id, execution: current };
-        return;
-      }
-      yield {
-        type: "status",
-        executionId: id,
-        status: current.status,
-        at: formatTimestamp(Date.now()),
-        execution: current,
-      };
-      this.followAcrossProcesses();
-      yield* subscription;
-    } finally {
-      await subscription.return();
-    }
+  events(id: string, options: EventsOptions = {}): AsyncGenerator<ExecutionStreamEvent, void, undefined> {
+    return followExecutionEvents(id, options, {
+      hub: this.hub,
+      read: () => this.read(id, options),
+      // What changes it may come from another process (a decision, a claim), through the poll.
+      onPending: () => this.followAcrossProcesses(),
+    });
   }
 
   /** See `SkillExecutor.watchExecutions`. */
@@ -559,7 +505,7 @@ export class DurableExecutions implements DurableSide {
   /**
    * A submit prepared for an `ExecutionBackend`: the input checked and kept as JSON, passed
    * through the `audit` hooks under a fresh id, the options that outlive the call with the
-   * submitter's trace, and the deadline `totalTimeoutMs` sets (none without it).
+   * submitter's trace, and the `totalTimeoutMs` the record's deadline is set from (none without it).
    */
   prepareSubmit(skill: Skill, input: unknown, options: SubmitOptions, caller: string): BackendSubmit {
     checkApprovalTimeout(options.approvalTimeoutMs);
@@ -567,7 +513,7 @@ export class DurableExecutions implements DurableSide {
     const createdAt = Date.now();
     const id = createExecutionId(createdAt);
     const audited = this.auditedInput({ skill, input, id, caller, sessionId: options.sessionId ?? null });
-    const totalTimeoutMs = options.totalTimeoutMs;
+    const { totalTimeoutMs } = options;
     return {
       id,
       skill,
@@ -577,8 +523,8 @@ export class DurableExecutions implements DurableSide {
       auditedInputJson: serialize(audited),
       options,
       jobOptions: jobOptionsOf(options, this.options.telemetry.parentContext()),
-      deadlineAt:
-        typeof totalTimeoutMs === "number" && totalTimeoutMs > 0 ? createdAt + totalTimeoutMs : null,
+      // A duration, not a time: the record adds it to the database's now.
+      totalTimeoutMs: typeof totalTimeoutMs === "number" && totalTimeoutMs > 0 ? totalTimeoutMs : null,
     };
   }
 

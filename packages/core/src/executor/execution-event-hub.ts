@@ -167,9 +167,18 @@ export class ExecutionEventHub {
     return this.count > 0;
   }
 
-  /** Whether an event of execution `id` would reach anyone. */
-  follows(id: string): boolean {
-    return this.general.size > 0 || this.byId.has(id);
+  /**
+   * Whether an event of execution `id` would reach anyone. With `owner` (who the execution
+   * belongs to), a general subscription filtered to another owner does not count.
+   */
+  follows(id: string, owner?: string): boolean {
+    if (this.byId.has(id)) return true;
+    if (owner === undefined) return this.general.size > 0;
+    for (const subscription of this.general) {
+      const wanted = subscription.filter.owner;
+      if (wanted === undefined || wanted === owner) return true;
+    }
+    return false;
   }
 
   /** The ids some subscription follows by id: what the relay checks across processes. */

@@ -98,6 +98,8 @@ export interface ExecutionPause {
   /** The caller's input as it will run again once approved. */
   input: unknown;
   attempts: number;
+  /** How long the approval may wait, in ms (null for ever): `approval.expiresAt` is this after `requestedAt`. */
+  approvalTimeoutMs: number | null;
 }
 
 /** An execution picked up from the queue: its row exists and is `running` for this runner. */
@@ -427,6 +429,7 @@ export class ExecutionRun implements RetriedRun {
       approval,
       input: this.callerInput,
       attempts: record.attempts,
+      approvalTimeoutMs: this.services.durable.approvalTimeoutMs(this.skill, this.options),
     });
   }
 

@@ -243,7 +243,7 @@ function rowToStats(row: SkillStatsRow): SkillStats {
  * The executions per name a per-name query looks at: `window` (default 1000, checked), shrunk
  * so `names` times it stays within {@link MAX_STATS_ROWS}. `method` names the caller in errors.
  */
-export function windowPerName(method: string, value: number | undefined, names: readonly string[]): number {
+function windowPerName(method: string, value: number | undefined, names: readonly string[]): number {
   const requested = checkedWindow(method, value);
   const distinct = new Set(names).size;
   if (distinct === 0) return requested;

@@ -671,7 +671,7 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
     }
     // A nested call runs where its parent runs (a worker): only callers' executions are dispatched.
     if (this.backend !== undefined && depth === 0)
-      return this.executeThroughBackend(this.backend, skill, input, options, caller);
+      return this.executeThroughBackend(this.backend, { skill, input, options, caller });
     // The caller's trace (for `ctx.call`, the parent's attempt or a span its handler made).
     const parentContext = this.telemetry.parentContext();
     let promise: Promise<SkillExecution>;
@@ -729,10 +729,12 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    */
   private async executeThroughBackend(
     backend: ExecutionBackend,
-    skill: Skill,
-    input: unknown,
-    options: ExecuteOptions,
-    caller: string,
+    {
+      skill,
+      input,
+      options,
+      caller,
+    }: { skill: Skill; input: unknown; options: ExecuteOptions; caller: string },
   ): Promise<SkillExecution> {
     const prepared = this.durable.prepareSubmit(skill, input, options, caller);
     const id = await backend.submit(prepared);

@@ -8,6 +8,7 @@ export const UNDO_SHARED_RECORD = `
   DELETE FROM skillbox_runners WHERE runner_id = 'skillbox:record-store';
   DROP INDEX jobs_leased;
   DROP INDEX jobs_stale_queued;
+  DROP INDEX jobs_queued_deadline;
   DROP INDEX jobs_queued;
   CREATE INDEX jobs_queued ON skill_execution_jobs (api_key_id, queued_at) WHERE state = 'queued';
   ALTER TABLE skill_execution_jobs DROP COLUMN queue;
@@ -17,6 +18,7 @@ export const UNDO_SHARED_RECORD = `
   ALTER TABLE skill_execution_jobs DROP COLUMN lease_owner;
   ALTER TABLE skill_execution_jobs DROP COLUMN lease_expires_at;
   ALTER TABLE skill_execution_jobs DROP COLUMN enqueued_at;
+  ALTER TABLE skill_execution_jobs DROP COLUMN requeues;
   ALTER TABLE skill_executions DROP COLUMN content_hash;
   ALTER TABLE skills DROP COLUMN queue;
 `;

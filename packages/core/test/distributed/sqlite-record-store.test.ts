@@ -78,7 +78,7 @@ function record(overrides: Partial<QueuedExecutionRecord> = {}): QueuedExecution
     rawInputJson: JSON.stringify({ text: "hi" }),
     inputHash: null,
     optionsJson: "{}",
-    deadlineAt: null,
+    totalTimeoutMs: null,
     rerunnable: false,
     ...overrides,
   };

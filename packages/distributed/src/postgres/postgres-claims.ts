@@ -1,15 +1,23 @@
-import type { ClaimResult, ClaimToken, FinalOutcome, RenewResult } from "@skillbox/core";
+import type {
+  ClaimOptions,
+  ClaimResult,
+  ClaimToken,
+  FinalOutcome,
+  PauseOptions,
+  RenewResult,
+} from "@skillbox/core";
 import {
   type ExecutionApproval,
   type ExecutionStatus,
   isFinalExecutionStatus,
   SkillboxError,
 } from "@skillbox/core";
-import { type ExecutionRow, rowToExecution } from "@skillbox/core/internal";
+import { type ExecutionRow, type RecordJobRow, rowToExecution } from "@skillbox/core/internal";
 import { DATABASE_NOW } from "./postgres-clock.js";
 import { endExecution, lockClaim, lockJob } from "./postgres-ending.js";
 import { appendProgress, appendStatus } from "./postgres-events.js";
-import { claimOf, type JobRow } from "./postgres-rows.js";
+import { pastDeadlineEnd } from "./postgres-recovery.js";
+import { claimOf } from "./postgres-rows.js";
 import { type PostgresSession, ROLLBACK } from "./postgres-session.js";
 
 /** Longest lease a claim or renewal takes (a day): a typo of a few zeros must not pin a job for years. */
@@ -25,7 +33,7 @@ function checkedLeaseMs(leaseMs: number): number {
   return Math.trunc(leaseMs);
 }
 
-function subjectOf(job: Pick<JobRow, "execution_id" | "api_key_id" | "skill_name">) {
+function subjectOf(job: Pick<RecordJobRow, "execution_id" | "api_key_id" | "skill_name">) {
   return { id: job.execution_id, owner: job.api_key_id, skillName: job.skill_name };
 }
 
@@ -34,10 +42,7 @@ function subjectOf(job: Pick<JobRow, "execution_id" | "api_key_id" | "skill_name
  * lease on the database clock), or ends it when its deadline passed or someone asked to cancel.
  * Of two claims at once one waits on the job's row lock and then finds it no longer `queued`.
  */
-export async function claim(
-  session: PostgresSession,
-  options: { executionId: string; workerId: string; leaseMs: number },
-): Promise<ClaimResult> {
+export async function claim(session: PostgresSession, options: ClaimOptions): Promise<ClaimResult> {
   const leaseMs = checkedLeaseMs(options.leaseMs);
   const result = await session.transaction<ClaimResult>(async (transaction) => {
     const job = await lockJob(transaction, options.executionId, { states: ["queued"] });
@@ -59,20 +64,18 @@ export async function claim(
       [job.deadline_at, job.execution_id],
     );
     if (gate?.past_deadline === true || gate?.cancelled === true) {
-      const ended = await endExecution(transaction, job, {
-        from: ["queued"],
-        ...(gate.past_deadline
-          ? {
-              status: "timeout",
-              code: "DEADLINE_EXCEEDED",
-              message: `${job.skill_name} was queued past its deadline (${new Date(job.deadline_at ?? 0).toISOString()}) and never started`,
-            }
+      const ended = await endExecution(
+        transaction,
+        job,
+        gate.past_deadline
+          ? pastDeadlineEnd(job)
           : {
+              from: ["queued"],
               status: "cancelled",
               code: "CANCELLED",
               message: `${job.skill_name} was cancelled before it ran${gate.cancel_reason === null ? "" : `: ${gate.cancel_reason}`}`,
-            }),
-      });
+            },
+      );
       if (ended !== undefined) return { kind: "ended", execution: rowToExecution(ended) };
     }
     const execution = await transaction.one<ExecutionRow & { content_hash: string | null }>(
@@ -88,7 +91,7 @@ export async function claim(
       );
       return { kind: "unavailable", status: row?.status ?? null };
     }
-    const claimed = await transaction.one<JobRow>(
+    const claimed = await transaction.one<RecordJobRow>(
       `UPDATE skill_execution_jobs SET state = 'running', fence = fence + 1, lease_owner = $2,
          lease_expires_at = ${DATABASE_NOW} + $3
        WHERE execution_id = $1 AND state = 'queued' RETURNING *`,
@@ -187,26 +190,49 @@ export async function recordProgress(
   return done === true;
 }
 
-/** Stops a claimed execution at `awaiting_approval`; the job keeps its raw input for the run after. */
+/** A pause's `approvalTimeoutMs`: null, or a positive number of ms; else `INPUT_INVALID`. */
+function checkedApprovalTimeoutMs(timeoutMs: number | null): number | null {
+  if (timeoutMs === null) return null;
+  if (typeof timeoutMs !== "number" || !(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+    throw new SkillboxError(
+      "INPUT_INVALID",
+      `PostgresRecordStore.pause: \`approvalTimeoutMs\` must be a positive number of ms or null, got ${JSON.stringify(timeoutMs)}`,
+    );
+  }
+  return Math.ceil(timeoutMs);
+}
+
+/**
+ * Stops a claimed execution at `awaiting_approval`; the job keeps its raw input for the run
+ * after. The approval's times are the database clock's, not the worker's.
+ */
 export async function pause(
   session: PostgresSession,
   token: ClaimToken,
-  options: { approval: ExecutionApproval; expiresAt: number | null; attempts: number },
+  options: PauseOptions,
 ): Promise<boolean> {
+  const timeoutMs = checkedApprovalTimeoutMs(options.approvalTimeoutMs);
   const done = await session.transaction(async (transaction) => {
     const job = await lockClaim(transaction, token);
     if (job === undefined) return ROLLBACK;
+    const now = (await transaction.one<{ now: number }>(`SELECT ${DATABASE_NOW} AS now`))!.now;
+    const expiresAt = timeoutMs === null ? null : now + timeoutMs;
+    const approval: ExecutionApproval = {
+      ...options.approval,
+      requestedAt: new Date(now).toISOString(),
+      expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+    };
     const changed = await transaction.run(
       `UPDATE skill_executions SET status = 'awaiting_approval', approval = $2, attempts = $3
        WHERE id = $1 AND status IN ('running', 'pending')`,
-      [token.executionId, JSON.stringify(options.approval), options.attempts],
+      [token.executionId, JSON.stringify(approval), options.attempts],
     );
     if (changed === 0) return ROLLBACK;
     await transaction.run(
       `UPDATE skill_execution_jobs SET state = 'awaiting_approval', approval_expires_at = $2, approved = 0,
          lease_owner = NULL, lease_expires_at = NULL, enqueued_at = NULL
        WHERE execution_id = $1`,
-      [token.executionId, options.expiresAt],
+      [token.executionId, expiresAt],
     );
     await appendStatus(transaction, subjectOf(job), "awaiting_approval");
     return true;

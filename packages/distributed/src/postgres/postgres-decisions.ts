@@ -1,26 +1,28 @@
-import type { CancelRequestResult } from "@skillbox/core";
-import {
-  type ExecutionApproval,
-  type ExecutionStatus,
-  isFinalExecutionStatus,
-  type SkillExecution,
+import type {
+  ApproveRecordOptions,
+  CancelRequestResult,
+  EndUnclaimedOptions,
+  RequestCancelOptions,
 } from "@skillbox/core";
+import { isFinalExecutionStatus, type SkillExecution } from "@skillbox/core";
 import { type ExecutionRow, rowToExecution } from "@skillbox/core/internal";
 import { DATABASE_NOW } from "./postgres-clock.js";
 import { endExecution, lockJob } from "./postgres-ending.js";
 import { appendStatus, notifyCancel } from "./postgres-events.js";
+import { expireApproval } from "./postgres-recovery.js";
 import { type PostgresSession, ROLLBACK } from "./postgres-session.js";
 
-/** Approves an execution awaiting approval: queued again (to be added to the queue), edited input and all. */
+/** What `approve`'s transaction answers when it expired the approval instead (committed). */
+const EXPIRED = Symbol("expired");
+
+/**
+ * Approves an execution awaiting approval: queued again (to be added to the queue), edited input
+ * and all. An approval past its deadline by the database clock is not granted: it expires in the
+ * same transaction, as the recovery would expire it.
+ */
 export async function approve(
   session: PostgresSession,
-  options: {
-    id: string;
-    owner?: string;
-    approval: ExecutionApproval;
-    rawInputJson?: string;
-    auditedInputJson?: string;
-  },
+  options: ApproveRecordOptions,
 ): Promise<SkillExecution | undefined> {
   const row = await session.transaction(async (transaction) => {
     const job = await lockJob(transaction, options.id, {
@@ -28,6 +30,14 @@ export async function approve(
       owner: options.owner,
     });
     if (job === undefined) return ROLLBACK;
+    const deadline = await transaction.one<{ passed: boolean }>(
+      `SELECT ($1::bigint IS NOT NULL AND $1::bigint <= ${DATABASE_NOW}) AS passed`,
+      [job.approval_expires_at],
+    );
+    if (deadline?.passed === true) {
+      await expireApproval(transaction, job);
+      return EXPIRED;
+    }
     const approved = await transaction.one<ExecutionRow>(
       `UPDATE skill_executions SET status = 'queued', approval = $2, input = COALESCE($3, input)
        WHERE id = $1 AND status = 'awaiting_approval' RETURNING *`,
@@ -47,21 +57,13 @@ export async function approve(
     );
     return approved;
   });
-  return row === undefined ? undefined : rowToExecution(row);
+  return row === undefined || row === EXPIRED ? undefined : rowToExecution(row);
 }
 
 /** Ends an execution nobody runs, from one of the states `from` allows. */
 export async function endUnclaimed(
   session: PostgresSession,
-  options: {
-    id: string;
-    owner?: string;
-    from: readonly ("queued" | "awaiting_approval")[];
-    status: ExecutionStatus;
-    code: string;
-    message: string;
-    approval?: ExecutionApproval;
-  },
+  options: EndUnclaimedOptions,
 ): Promise<SkillExecution | undefined> {
   if (options.from.length === 0) return undefined;
   const row = await session.transaction(async (transaction) => {
@@ -78,7 +80,7 @@ export async function endUnclaimed(
  */
 export async function requestCancel(
   session: PostgresSession,
-  options: { id: string; owner?: string; reason: string | null },
+  options: RequestCancelOptions,
 ): Promise<CancelRequestResult> {
   const result = await session.transaction<CancelRequestResult>(async (transaction) => {
     const job = await lockJob(transaction, options.id);

@@ -1,8 +1,7 @@
 import type { ExecutionApproval, ExecutionStatus } from "@skillbox/core";
-import type { ExecutionRow } from "@skillbox/core/internal";
+import type { ExecutionRow, RecordJobRow } from "@skillbox/core/internal";
 import { DATABASE_NOW } from "./postgres-clock.js";
 import { appendStatus } from "./postgres-events.js";
-import type { JobRow } from "./postgres-rows.js";
 import type { Queryable } from "./postgres-session.js";
 
 /** The job of `id` and its row lock, held until the transaction ends (`undefined`: none, or not in `states`). */
@@ -10,9 +9,9 @@ export function lockJob(
   transaction: Queryable,
   id: string,
   options: { states?: readonly string[]; owner?: string } = {},
-): Promise<JobRow | undefined> {
+): Promise<RecordJobRow | undefined> {
   // Every writer locks the job row before the audit row: one order, so two never deadlock.
-  return transaction.one<JobRow>(
+  return transaction.one<RecordJobRow>(
     `SELECT * FROM skill_execution_jobs
      WHERE execution_id = $1 AND ($2::text[] IS NULL OR state = ANY($2::text[])) AND ($3::text IS NULL OR api_key_id = $3)
      FOR UPDATE`,
@@ -24,8 +23,8 @@ export function lockJob(
 export function lockClaim(
   transaction: Queryable,
   claim: { executionId: string; fence: number },
-): Promise<JobRow | undefined> {
-  return transaction.one<JobRow>(
+): Promise<RecordJobRow | undefined> {
+  return transaction.one<RecordJobRow>(
     "SELECT * FROM skill_execution_jobs WHERE execution_id = $1 AND fence = $2 AND state = 'running' FOR UPDATE",
     [claim.executionId, claim.fence],
   );
@@ -44,7 +43,7 @@ export async function dropJob(transaction: Queryable, id: string): Promise<void>
  */
 export async function endExecution(
   transaction: Queryable,
-  job: Pick<JobRow, "execution_id" | "api_key_id" | "skill_name">,
+  job: Pick<RecordJobRow, "execution_id" | "api_key_id" | "skill_name">,
   end: {
     from: readonly ExecutionStatus[];
     status: ExecutionStatus;

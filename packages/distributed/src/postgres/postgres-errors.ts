@@ -27,7 +27,7 @@ export function describeTarget(url: string): string {
 }
 
 /** Whether `error` says the server cannot be reached, rather than that a statement failed. */
-export function isUnreachable(error: unknown): boolean {
+function isUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
@@ -35,20 +35,38 @@ export function isUnreachable(error: unknown): boolean {
     // SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown, cannot connect now).
     if (code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03") return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-    error.message,
-  );
+  return /Connection terminated|Client has encountered a connection error/i.test(error.message);
 }
 
 /**
+ * Whether `error` is node-postgres' pool giving up waiting for a free connection: every one was
+ * busy for the whole connect timeout. The server may be fine; the pool is too small for the load.
+ */
+function isPoolExhausted(error: unknown): boolean {
+  return error instanceof Error && error.message === POOL_WAIT_TIMEOUT_MESSAGE;
+}
+
+/** What pg-pool rejects a `connect()` with when no connection became free in time. */
+const POOL_WAIT_TIMEOUT_MESSAGE = "timeout exceeded when trying to connect";
+
+/**
  * The error a store method answers with: `STORE_UNAVAILABLE` naming `host:port` when the server
- * cannot be reached (retryable: the caller may try again later), `DATABASE_ERROR` otherwise.
+ * cannot be reached or the pool had no free connection in time (saying which: the fixes differ;
+ * retryable both: the caller may try again later), `DATABASE_ERROR` otherwise.
  * The server's message is kept (it names tables and constraints, never the connection's password).
  */
 export function storeError(error: unknown, target: string): SkillboxError {
   if (error instanceof SkillboxError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const cause = causeOf(error, message);
+  if (isPoolExhausted(error)) {
+    // Retryable like an outage (the connections free up), but the fix is the pool's size.
+    return new SkillboxError(
+      "STORE_UNAVAILABLE",
+      `PostgreSQL at ${target}: the connection pool is exhausted, no connection became free in time: raise pool.max (createPostgresRecordStore({ pool: { max } })) or lower the worker's concurrency (connections stuck on a server that does not answer hold the pool too)`,
+      { cause },
+    );
+  }
   if (isUnreachable(error)) {
     return new SkillboxError("STORE_UNAVAILABLE", `PostgreSQL at ${target} is unreachable: ${message}`, {
       cause,

@@ -2,7 +2,7 @@ import type { ExecutionFilters } from "@skillbox/core";
 import { checkedInstant } from "@skillbox/core/internal";
 
 /** Largest page a listing returns, as in the SQLite audit trail. */
-export const MAX_PAGE = 1000;
+const MAX_PAGE = 1000;
 
 /** `limit` (1–1000, default 50) and `offset` (from 0) of a page, as SQLite's `list()` reads them. */
 export function pageOf(filters: ExecutionFilters): { limit: number; offset: number } {

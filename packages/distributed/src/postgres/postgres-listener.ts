@@ -7,8 +7,15 @@ import { RECORD_TYPES } from "./postgres-session.js";
 /** First wait before reconnecting a lost listener, doubled on each failure up to the cap. */
 const FIRST_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 5000;
-/** Events a reconnected listener reads back at most (notices are hints: the rest is polled). */
-const CATCH_UP_LIMIT = 1000;
+/** Events a reconnected listener reads back per query; it pages on until it has read them all. */
+const CATCH_UP_PAGE = 1000;
+/**
+ * How long the server waits for the listener's machine to acknowledge what it sent before it
+ * drops the session (`tcp_user_timeout`), and how soon it probes an idle one: a listener whose
+ * process is stopped (SIGSTOP) or whose machine vanished stops holding the NOTIFY queue back.
+ */
+const SERVER_TCP_USER_TIMEOUT_MS = 30_000;
+const KEEPALIVE_IDLE_MS = 10_000;
 
 /** How {@link PostgresListener} connects. */
 export interface PostgresListenerOptions {
@@ -52,7 +59,9 @@ export class PostgresListener {
     this.listeners.add(listener);
     try {
       if (this.client === undefined) {
-        this.starting ??= this.connect(false).finally(() => {
+        // Catch up when events were seen before: a reconnect may be pending, and what was written
+        // meanwhile must still reach the listeners that were there all along.
+        this.starting ??= this.connect(this.lastSeq > 0).finally(() => {
           this.starting = undefined;
         });
         await this.starting;
@@ -84,6 +93,7 @@ export class PostgresListener {
       types: RECORD_TYPES,
       connectionTimeoutMillis: 10_000,
       keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     });
     // Before connect(): a socket error with no listener would crash the process.
     client.on("error", () => this.lost(client));
@@ -93,6 +103,9 @@ export class PostgresListener {
     });
     try {
       await client.connect();
+      await client.query(
+        `SET tcp_user_timeout = ${SERVER_TCP_USER_TIMEOUT_MS}; SET tcp_keepalives_idle = ${KEEPALIVE_IDLE_MS / 1000}`,
+      );
       await client.query(`LISTEN ${NOTICE_CHANNEL}`);
       if (!catchUp) {
         const result = await client.query<{ seq: number }>(
@@ -116,17 +129,20 @@ export class PostgresListener {
     if (catchUp) await this.catchUp(client);
   }
 
-  /** Tells what was written while no connection listened. */
+  /** Tells what was written while no connection listened, a page at a time. */
   private async catchUp(client: pg.Client): Promise<void> {
     try {
-      const result = await client.query<StoredEvent>(
-        "SELECT seq, execution_id, api_key_id, type, data FROM skill_execution_events WHERE seq > $1 ORDER BY seq LIMIT $2",
-        [this.lastSeq, CATCH_UP_LIMIT],
-      );
-      for (const row of result.rows) {
-        this.lastSeq = Math.max(this.lastSeq, row.seq);
-        const notice = eventNotice(row);
-        if (notice !== undefined) this.deliver(notice);
+      for (;;) {
+        const result = await client.query<StoredEvent>(
+          "SELECT seq, execution_id, api_key_id, type, data FROM skill_execution_events WHERE seq > $1 ORDER BY seq LIMIT $2",
+          [this.lastSeq, CATCH_UP_PAGE],
+        );
+        for (const row of result.rows) {
+          this.lastSeq = Math.max(this.lastSeq, row.seq);
+          const notice = eventNotice(row);
+          if (notice !== undefined) this.deliver(notice);
+        }
+        if (result.rows.length < CATCH_UP_PAGE || this.client !== client) return;
       }
     } catch {
       // The connection broke again: its "end" schedules the next attempt.

@@ -143,6 +143,18 @@ const MIGRATIONS: readonly PostgresMigration[] = [
       DROP INDEX executions_by_owner_skill;
     `,
   },
+  {
+    version: 3,
+    description: "a bound on requeues after lost leases; the deadlines of queued executions",
+    sql: `
+      -- How often a lost lease put the job back in the queue: a rerunnable skill that kills its
+      -- worker each time (out of memory) is requeued a few times, then ends interrupted.
+      ALTER TABLE skill_execution_jobs ADD COLUMN requeues INTEGER NOT NULL DEFAULT 0;
+      -- The recovery ends queued executions whose deadline passed while no worker took them.
+      CREATE INDEX jobs_queued_deadline ON skill_execution_jobs (deadline_at)
+        WHERE state = 'queued' AND deadline_at IS NOT NULL;
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */
@@ -179,4 +191,20 @@ export async function migratePostgres(session: PostgresSession): Promise<void> {
       );
     }
   });
+}
+
+/**
+ * The schema version applied to the database (0 when it was never migrated), read without
+ * creating anything: `skillbox doctor` reports a database that needs migration, it does not migrate it.
+ */
+export async function readPostgresSchemaVersion(session: PostgresSession): Promise<number> {
+  // Two statements: a query naming a missing table fails when parsed, whatever its CASE says.
+  const table = await session.one<{ exists: boolean }>(
+    "SELECT to_regclass('skillbox_migrations') IS NOT NULL AS exists",
+  );
+  if (table?.exists !== true) return 0;
+  const row = await session.one<{ version: number | null }>(
+    "SELECT max(version) AS version FROM skillbox_migrations",
+  );
+  return row?.version ?? 0;
 }

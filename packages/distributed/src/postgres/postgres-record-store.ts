@@ -1,27 +1,34 @@
 import type {
+  ApproveRecordOptions,
   CancelRequestResult,
+  ClaimOptions,
   ClaimResult,
   ClaimToken,
+  DispatchTarget,
   DurationHistogram,
   DurationHistogramOptions,
-  ExecutionApproval,
+  EndUnclaimedOptions,
   ExecutionFilters,
   ExecutionRecordStore,
-  ExecutionStatus,
   ExecutionSummary,
   ExecutionSummaryOptions,
   ExecutionTimeline,
   ExecutionTimelineOptions,
   FinalOutcome,
   InsertQueuedResult,
+  ListWorkersOptions,
+  PauseOptions,
   QueuedExecutionRecord,
   RecordNotice,
+  RecoverExpiredOptions,
   RecoveredExecution,
   RenewResult,
+  RequestCancelOptions,
   SkillExecution,
   SkillStatsOptions,
   SkillStatsResult,
   StaleQueuedExecution,
+  StaleQueuedOptions,
   WorkerHeartbeat,
   WorkerRecord,
 } from "@skillbox/core";
@@ -33,13 +40,17 @@ import { DATABASE_NOW } from "./postgres-clock.js";
 import { approve, endUnclaimed, requestCancel } from "./postgres-decisions.js";
 import { describeTarget } from "./postgres-errors.js";
 import { PostgresListener } from "./postgres-listener.js";
-import { migratePostgres } from "./postgres-migrations.js";
+import {
+  migratePostgres,
+  POSTGRES_SCHEMA_VERSION,
+  readPostgresSchemaVersion,
+} from "./postgres-migrations.js";
 import { countExecutions, getExecution, listExecutions, listSummaries } from "./postgres-reads.js";
 import { recoverExpired } from "./postgres-recovery.js";
 import { PostgresSession, RECORD_TYPES } from "./postgres-session.js";
 import { durationHistogram, executionTimeline, skillStats } from "./postgres-stats.js";
 import { byIdempotencyKey, insertQueued, markEnqueued, staleQueued } from "./postgres-submissions.js";
-import { heartbeatWorker, listWorkers, removeWorker } from "./postgres-workers.js";
+import { heartbeatWorker, listWorkers, removeStaleWorkers, removeWorker } from "./postgres-workers.js";
 
 /** Options of {@link createPostgresRecordStore}. */
 export interface PostgresRecordStoreOptions {
@@ -115,6 +126,23 @@ export class PostgresRecordStore implements ExecutionRecordStore {
     return migratePostgres(this.session);
   }
 
+  /** The schema version applied to the database and the newest this code knows (`skillbox doctor`). */
+  async schemaVersion(): Promise<{ applied: number; latest: number }> {
+    return { applied: await readPostgresSchemaVersion(this.session), latest: POSTGRES_SCHEMA_VERSION };
+  }
+
+  /**
+   * How full the server's NOTIFY queue is, from 0 to 1 (`pg_notification_queue_usage()`): a
+   * listening session that stopped reading (a stopped process) holds it back, and once it is
+   * full every transaction that notifies fails at commit.
+   */
+  async notificationQueueUsage(): Promise<number> {
+    const row = await this.session.one<{ usage: number }>(
+      "SELECT pg_notification_queue_usage()::float8 AS usage",
+    );
+    return Number(row?.usage ?? 0);
+  }
+
   async now(): Promise<number> {
     const row = await this.session.one<{ now: number }>(`SELECT ${DATABASE_NOW} AS now`);
     return row?.now ?? Date.now();
@@ -128,11 +156,11 @@ export class PostgresRecordStore implements ExecutionRecordStore {
     return markEnqueued(this.session, ids);
   }
 
-  staleQueued(options: { olderThanMs: number; limit: number }): Promise<StaleQueuedExecution[]> {
+  staleQueued(options: StaleQueuedOptions): Promise<StaleQueuedExecution[]> {
     return staleQueued(this.session, options);
   }
 
-  async dispatchTarget(id: string): Promise<{ queue: string; contentHash: string } | undefined> {
+  async dispatchTarget(id: string): Promise<DispatchTarget | undefined> {
     const row = await this.session.one<{ queue: string | null; content_hash: string | null }>(
       "SELECT queue, content_hash FROM skill_execution_jobs WHERE execution_id = $1",
       [id],
@@ -195,7 +223,7 @@ export class PostgresRecordStore implements ExecutionRecordStore {
     return row === undefined ? undefined : { execution: rowToExecution(row), inputHash: row.input_hash };
   }
 
-  claim(options: { executionId: string; workerId: string; leaseMs: number }): Promise<ClaimResult> {
+  claim(options: ClaimOptions): Promise<ClaimResult> {
     return claim(this.session, options);
   }
 
@@ -211,44 +239,23 @@ export class PostgresRecordStore implements ExecutionRecordStore {
     return recordProgress(this.session, token, progressJson);
   }
 
-  pause(
-    token: ClaimToken,
-    options: { approval: ExecutionApproval; expiresAt: number | null; attempts: number },
-  ): Promise<boolean> {
+  pause(token: ClaimToken, options: PauseOptions): Promise<boolean> {
     return pause(this.session, token, options);
   }
 
-  approve(options: {
-    id: string;
-    owner?: string;
-    approval: ExecutionApproval;
-    rawInputJson?: string;
-    auditedInputJson?: string;
-  }): Promise<SkillExecution | undefined> {
+  approve(options: ApproveRecordOptions): Promise<SkillExecution | undefined> {
     return approve(this.session, options);
   }
 
-  endUnclaimed(options: {
-    id: string;
-    owner?: string;
-    from: readonly ("queued" | "awaiting_approval")[];
-    status: ExecutionStatus;
-    code: string;
-    message: string;
-    approval?: ExecutionApproval;
-  }): Promise<SkillExecution | undefined> {
+  endUnclaimed(options: EndUnclaimedOptions): Promise<SkillExecution | undefined> {
     return endUnclaimed(this.session, options);
   }
 
-  requestCancel(options: {
-    id: string;
-    owner?: string;
-    reason: string | null;
-  }): Promise<CancelRequestResult> {
+  requestCancel(options: RequestCancelOptions): Promise<CancelRequestResult> {
     return requestCancel(this.session, options);
   }
 
-  recoverExpired(options: { limit: number }): Promise<RecoveredExecution[]> {
+  recoverExpired(options: RecoverExpiredOptions): Promise<RecoveredExecution[]> {
     return recoverExpired(this.session, options);
   }
 
@@ -260,7 +267,11 @@ export class PostgresRecordStore implements ExecutionRecordStore {
     return removeWorker(this.session, workerId);
   }
 
-  listWorkers(options?: { withinMs?: number }): Promise<WorkerRecord[]> {
+  removeStaleWorkers(options: { olderThanMs: number }): Promise<number> {
+    return removeStaleWorkers(this.session, options.olderThanMs);
+  }
+
+  listWorkers(options?: ListWorkersOptions): Promise<WorkerRecord[]> {
     return listWorkers(this.session, options);
   }
 

@@ -1,50 +1,14 @@
-import type { ExecutionApproval, ExecutionClaim, WorkerRecord } from "@skillbox/core";
-import type { ExecutionRow } from "@skillbox/core/internal";
-
-/** A row of `skill_execution_jobs` as `SELECT *` reads it (BIGINTs as numbers, see `RECORD_TYPES`). */
-export interface JobRow {
-  execution_id: string;
-  api_key_id: string;
-  skill_id: string;
-  skill_name: string;
-  input: string | null;
-  options: string;
-  state: "queued" | "awaiting_approval" | "running";
-  queued_at: number;
-  approval_expires_at: number | null;
-  approved: number;
-  rerunnable: number;
-  queue: string | null;
-  content_hash: string | null;
-  deadline_at: number | null;
-  fence: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  enqueued_at: number | null;
-}
-
-/** A row of `skillbox_workers`, with its age by the database clock. */
-export interface WorkerRow {
-  worker_id: string;
-  host: string;
-  pid: number;
-  queues: string;
-  skills: string;
-  concurrency: number;
-  running: number;
-  started_at: number;
-  last_heartbeat_at: number;
-  age_ms: number;
-}
+import type { ExecutionApproval, ExecutionClaim } from "@skillbox/core";
+import type { ExecutionRow, RecordJobRow } from "@skillbox/core/internal";
 
 /** The queue a job goes to: `default` for a job written without one. */
-export function queueOf(job: Pick<JobRow, "queue">): string {
+export function queueOf(job: Pick<RecordJobRow, "queue">): string {
   return job.queue ?? "default";
 }
 
 /** What a claim hands the worker: the job (raw input, lease, fence) and its audit row. */
 export function claimOf(
-  job: JobRow,
+  job: RecordJobRow,
   execution: ExecutionRow & { content_hash: string | null },
 ): ExecutionClaim {
   return {
@@ -67,22 +31,6 @@ export function claimOf(
     approval: execution.approval === null ? null : (JSON.parse(execution.approval) as ExecutionApproval),
     createdAt: execution.created_at,
     rerunnable: job.rerunnable === 1,
-  };
-}
-
-/** A worker as `listWorkers()` reports it. */
-export function workerOf(row: WorkerRow): WorkerRecord {
-  return {
-    workerId: row.worker_id,
-    host: row.host,
-    pid: row.pid,
-    queues: JSON.parse(row.queues) as string[],
-    skills: JSON.parse(row.skills) as WorkerRecord["skills"],
-    concurrency: row.concurrency,
-    running: row.running,
-    startedAt: row.started_at,
-    lastHeartbeatAt: row.last_heartbeat_at,
-    heartbeatAgeMs: Math.max(0, row.age_ms),
   };
 }
 

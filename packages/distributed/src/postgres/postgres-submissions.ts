@@ -1,4 +1,9 @@
-import type { InsertQueuedResult, QueuedExecutionRecord, StaleQueuedExecution } from "@skillbox/core";
+import type {
+  InsertQueuedResult,
+  QueuedExecutionRecord,
+  StaleQueuedExecution,
+  StaleQueuedOptions,
+} from "@skillbox/core";
 import { type ExecutionRow, rowToExecution } from "@skillbox/core/internal";
 import { DATABASE_NOW } from "./postgres-clock.js";
 import { appendStatus } from "./postgres-events.js";
@@ -68,7 +73,8 @@ export async function insertQueued(
           record.rerunnable ? 1 : 0,
           record.queue,
           record.contentHash,
-          record.deadlineAt,
+          // The deadline on the database clock (the row's created_at), as the claim compares it.
+          record.totalTimeoutMs === null ? null : row.created_at + Math.ceil(record.totalTimeoutMs),
         ],
       );
       await appendStatus(
@@ -104,7 +110,7 @@ export async function markEnqueued(session: PostgresSession, ids: readonly strin
 /** Queued jobs last added longer than `olderThanMs` ago, or never: oldest submission first. */
 export async function staleQueued(
   session: PostgresSession,
-  options: { olderThanMs: number; limit: number },
+  options: StaleQueuedOptions,
 ): Promise<StaleQueuedExecution[]> {
   const rows = await session.rows<{
     execution_id: string;

@@ -1,6 +1,6 @@
-import type { WorkerHeartbeat, WorkerRecord } from "@skillbox/core";
+import type { ListWorkersOptions, WorkerHeartbeat, WorkerRecord } from "@skillbox/core";
+import { type WorkerRow, workerOf } from "@skillbox/core/internal";
 import { DATABASE_NOW } from "./postgres-clock.js";
-import { type WorkerRow, workerOf } from "./postgres-rows.js";
 import type { Queryable } from "./postgres-session.js";
 
 /** Workers `listWorkers()` returns at most: a fleet larger than that is not one dashboard. */
@@ -32,10 +32,18 @@ export async function removeWorker(queryable: Queryable, workerId: string): Prom
   await queryable.run("DELETE FROM skillbox_workers WHERE worker_id = $1", [workerId]);
 }
 
+/** Forgets the workers whose last heartbeat is older than `olderThanMs` (by the database clock). */
+export async function removeStaleWorkers(queryable: Queryable, olderThanMs: number): Promise<number> {
+  return queryable.run(
+    `DELETE FROM skillbox_workers WHERE last_heartbeat_at < ${DATABASE_NOW} - $1::bigint`,
+    [Math.max(0, Math.trunc(olderThanMs))],
+  );
+}
+
 /** Workers with a heartbeat in the last `withinMs` (all without it), newest heartbeat first. */
 export async function listWorkers(
   queryable: Queryable,
-  options: { withinMs?: number } = {},
+  options: ListWorkersOptions = {},
 ): Promise<WorkerRecord[]> {
   const rows = await queryable.rows<WorkerRow>(
     `SELECT *, now_ms - last_heartbeat_at AS age_ms

@@ -53,17 +53,25 @@ export async function readMaxmemoryPolicy(redis: Redis): Promise<string | undefi
 /**
  * Refuses a Redis that may evict keys (waiting for the connection first): BullMQ keeps jobs and their locks as keys, and an
  * evicting policy drops them under memory pressure, losing queued work silently. Throws
- * `QUEUE_EVICTING` naming the policy found and the fix. Resolves with the policy, or undefined
- * when the server tells neither through `CONFIG GET` nor `INFO` (the caller may warn: nothing
- * shows that it evicts).
+ * `QUEUE_EVICTING` naming the policy found and the fix, and also when the server tells its
+ * policy neither through `CONFIG GET` nor `INFO` (fails closed: an unread policy may evict).
+ * Resolves with the policy, `noeviction`.
  */
 export async function assertRedisNoEviction(
   redis: Redis,
   options: { readyTimeoutMs?: number } = {},
-): Promise<string | undefined> {
+): Promise<string> {
   await waitForQueueRedis(redis, options.readyTimeoutMs);
   const policy = await readMaxmemoryPolicy(redis);
-  if (policy !== undefined && policy !== NO_EVICTION) {
+  if (policy === undefined) {
+    const user = redis.options.username ?? "default";
+    throw new SkillboxError(
+      "QUEUE_EVICTING",
+      `The queue's Redis does not tell its maxmemory-policy (CONFIG GET and INFO are both refused), so it may evict keys and lose jobs; allow the queue's user to read it (ACL SETUSER ${user} +info, or +config|get), and set \`maxmemory-policy noeviction\``,
+      { data: { policy: null }, retryable: false },
+    );
+  }
+  if (policy !== NO_EVICTION) {
     throw new SkillboxError(
       "QUEUE_EVICTING",
       `The queue's Redis has maxmemory-policy ${policy}, which evicts keys and so loses jobs; set \`maxmemory-policy noeviction\` (redis.conf, or CONFIG SET maxmemory-policy noeviction)`,

@@ -8,7 +8,10 @@ export interface ClaimingWorkerOptions {
   store: ExecutionRecordStore;
   /** The queues taken from (`default`, `sandbox`, …). */
   queues: readonly string[];
-  /** At most this many runs at once, across all `queues`. */
+  /**
+   * At most this many runs at once, across all `queues`: each queue's BullMQ worker takes a share
+   * of it (16 over two queues: 8 each), so no job sits locked here while it could run elsewhere.
+   */
   concurrency: number;
   /** Runs a claimed execution (the host passes the executor's `runClaimedExecution`). */
   run: ExecutionRunner;
@@ -16,7 +19,11 @@ export interface ClaimingWorkerOptions {
   describe(): WorkerHeartbeat["skills"] | Promise<WorkerHeartbeat["skills"]>;
   /** This worker's id in the record (default `<host>:<pid>:<random>`). */
   workerId?: string;
-  /** How long a claim lasts unrenewed, in ms (default 30 000); renewed every third of it. */
+  /**
+   * How long a claim lasts unrenewed, in ms (default 30 000); renewed every third of it (a renewal
+   * unanswered after a quarter is given up and sent again). A run whose lease is about to run
+   * out unrenewed is stopped (`lease-lost`), before another worker could take it over.
+   */
   leaseMs?: number;
   /** How often the worker row is refreshed and the database clock measured, in ms (default 5 000). */
   heartbeatMs?: number;
@@ -32,7 +39,7 @@ export interface ClaimingWorkerOptions {
  * ended it: deadline passed, cancelled) ran nothing; `committed` / `paused` wrote the run's
  * outcome; `refused` ran but the claim was no longer current at the commit; `lease-lost` and
  * `shutdown` stopped the run and wrote nothing; `commit-failed` could not reach the database
- * (the lease expiry recovers the execution).
+ * while the lease held, retrying (the lease expiry recovers the execution).
  */
 export interface ClaimingWorkerJobReport {
   executionId: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { ExecutionClaim, ExecutionRecordStore } from "@skillbox/core";
+import type { ClaimResult, ExecutionClaim, ExecutionRecordStore } from "@skillbox/core";
 import { createConsoleLogger, type SkillLogger } from "@skillbox/core";
 import { type Job, Worker } from "bullmq";
 import { assertRedisNoEviction } from "./assert-redis-no-eviction.js";
@@ -10,6 +10,7 @@ import type {
   ClaimingWorkerJobReport,
   ClaimingWorkerOptions,
 } from "./claiming-worker-options.js";
+import { commitRunResult } from "./commit-run-result.js";
 import { connectQueueRedis, queueRedisOptions } from "./connect-queue-redis.js";
 import { DatabaseClock } from "./database-clock.js";
 import { errorMessage } from "./error-message.js";
@@ -18,6 +19,7 @@ import type { RunResult } from "./execution-runner.js";
 import { checkQueueName, checkQueuePrefix, DEFAULT_QUEUE_PREFIX } from "./queue-name.js";
 import { RunSlots } from "./run-slots.js";
 import { settleWithin } from "./settle-within.js";
+import { splitConcurrency } from "./split-concurrency.js";
 import { thrownOutcome } from "./thrown-outcome.js";
 
 export type { ClaimingWorkerCloseOptions, ClaimingWorkerJobReport, ClaimingWorkerOptions };
@@ -27,8 +29,6 @@ const DEFAULT_HEARTBEAT_MS = 5_000;
 const DEFAULT_GRACE_MS = 10_000;
 /** After the grace period runs are aborted; this long more for them to return before the queues close regardless. */
 const ABORTED_RUNS_WAIT_MS = 5_000;
-/** Commit attempts when the database fails (not when it refuses): a blip must not waste a finished run. */
-const COMMIT_ATTEMPTS = 3;
 
 /**
  * The consumer side of dispatch: BullMQ workers on the given queues hand each job to the record,
@@ -56,6 +56,14 @@ export class ClaimingWorker {
   private readonly runs = new Map<string, ClaimedRun>();
   /** Jobs being processed (also those waiting for a slot), so close() can wait for them. */
   private readonly processing = new Set<Promise<void>>();
+  /**
+   * Executions whose claim is in flight, with whether a cancel notice came meanwhile: a cancel
+   * committed just after the claim may be told before the claim's answer is back, when the run
+   * is not in `runs` yet; the run checks for it once it starts.
+   */
+  private readonly claiming = new Map<string, { claims: number; cancelNoticed: boolean }>();
+  /** Set once the shutdown's grace ran out: commits still retrying give up (the lease recovers them). */
+  private abandonCommits = false;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
   private startedAt = 0;
@@ -104,7 +112,10 @@ export class ClaimingWorker {
     await this.heartbeat();
     try {
       this.unsubscribe = await this.store.subscribe((notice) => {
-        if (notice.type === "cancel") this.runs.get(notice.executionId)?.checkNow();
+        if (notice.type !== "cancel") return;
+        const claiming = this.claiming.get(notice.executionId);
+        if (claiming !== undefined) claiming.cancelNoticed = true;
+        this.runs.get(notice.executionId)?.checkNow();
       });
     } catch (error) {
       this.logger.warn(
@@ -116,11 +127,12 @@ export class ClaimingWorker {
     }
     this.scheduleHeartbeat();
     const connection = queueRedisOptions(this.options.url, { role: "worker" });
-    for (const queue of this.queues) {
+    const shares = splitConcurrency(this.options.concurrency, this.queues.length);
+    for (const [index, queue] of this.queues.entries()) {
       const worker = new Worker<ExecutionJobData>(queue, (job) => this.track(job), {
         connection,
         prefix: this.prefix,
-        concurrency: this.options.concurrency,
+        concurrency: shares[index] ?? 1,
         name: this.workerId,
         // A dead worker's job stays `active` in BullMQ until its lock expires and a stall check
         // moves it back, and until then a re-add of the id (the sweeper's requeue) is a no-op: the
@@ -160,6 +172,7 @@ export class ClaimingWorker {
     await Promise.allSettled(this.workers.map((worker) => worker.pause(true)));
     let settled = await settleWithin(this.processing, graceMs);
     if (!settled) {
+      this.abandonCommits = true;
       for (const run of this.runs.values()) {
         run.stop(
           "shutdown",
@@ -200,18 +213,26 @@ export class ClaimingWorker {
       return;
     }
     try {
-      const result = await this.store.claim({ executionId, workerId: this.workerId, leaseMs: this.leaseMs });
+      const claiming = this.claiming.get(executionId) ?? { claims: 0, cancelNoticed: false };
+      claiming.claims++;
+      this.claiming.set(executionId, claiming);
+      let result: ClaimResult;
+      try {
+        result = await this.store.claim({ executionId, workerId: this.workerId, leaseMs: this.leaseMs });
+      } finally {
+        if (--claiming.claims === 0) this.claiming.delete(executionId);
+      }
       if (result.kind !== "claimed") {
         this.report(executionId, result.kind);
         return;
       }
-      await this.runClaimed(result.claim);
+      await this.runClaimed(result.claim, claiming.cancelNoticed);
     } finally {
       release();
     }
   }
 
-  private async runClaimed(claim: ExecutionClaim): Promise<void> {
+  private async runClaimed(claim: ExecutionClaim, cancelNoticed: boolean): Promise<void> {
     const { executionId } = claim;
     const run = new ClaimedRun({
       claim,
@@ -226,6 +247,8 @@ export class ClaimingWorker {
     let thrown: unknown;
     try {
       run.start();
+      // The record tells whether the cancel noticed during the claim is for this claim.
+      if (cancelNoticed) run.checkNow();
       result = await this.options.run(claim, {
         signal: run.signal,
         reportProgress: (progressJson) => run.reportProgress(progressJson),
@@ -258,44 +281,16 @@ export class ClaimingWorker {
       kind: "final" as const,
       outcome: thrownOutcome(claim, run, thrown, durationMs),
     };
-    await this.commit(claim, outcome);
-  }
-
-  private async commit(claim: ExecutionClaim, result: RunResult): Promise<void> {
-    const { executionId } = claim;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const written =
-          result.kind === "paused"
-            ? await this.store.pause(claim, {
-                approval: result.approval,
-                expiresAt: result.expiresAt,
-                attempts: result.attempts,
-              })
-            : await this.store.finish(claim, result.outcome);
-        if (!written) {
-          this.logger.warn("a run's claim was no longer current at its commit; the newer outcome stands", {
-            executionId,
-            fence: claim.fence,
-          });
-        }
-        this.report(executionId, written ? (result.kind === "paused" ? "paused" : "committed") : "refused");
-        return;
-      } catch (error) {
-        if (attempt >= COMMIT_ATTEMPTS) {
-          this.logger.error(
-            "could not commit a run's outcome; the execution is recovered once its lease expires",
-            {
-              executionId,
-              error: errorMessage(error),
-            },
-          );
-          this.report(executionId, "commit-failed");
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100 * 4 ** (attempt - 1)));
-      }
-    }
+    const committed = await commitRunResult({
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      claim,
+      result: outcome,
+      leaseExpiresAt: run.leaseExpiresAt,
+      abandoned: () => this.abandonCommits,
+    });
+    this.report(executionId, committed);
   }
 
   private scheduleHeartbeat(): void {

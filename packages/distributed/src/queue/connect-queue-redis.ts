@@ -1,4 +1,4 @@
-import { SkillboxError } from "@skillbox/core";
+import { redactedUrl, SkillboxError } from "@skillbox/core";
 import { Redis, type RedisOptions } from "ioredis";
 
 /**
@@ -26,19 +26,12 @@ function reconnectDelay(times: number): number {
   return Math.min(50 * times, 2000);
 }
 
-function invalid(url: string, problem: string): SkillboxError {
+/** `url` undefined: the URL did not parse, so it is not echoed (it cannot be redacted reliably). */
+function invalid(url: string | undefined, problem: string): SkillboxError {
   return new SkillboxError(
     "CONFIG_INVALID",
-    `SKILLBOX_QUEUE must be a URL of the form ${EXPECTED_FORM}; ${problem}, got "${redactedUrl(url)}"`,
+    `SKILLBOX_QUEUE must be a URL of the form ${EXPECTED_FORM}; ${problem}${url === undefined ? "" : `, got "${redactedUrl(url)}"`}`,
   );
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactedUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/]*)@/i, (_match, scheme: string, credentials: string) => {
-    const user = credentials.split(":")[0] ?? "";
-    return `${scheme}${user === "" ? "" : `${user}:`}***@`;
-  });
 }
 
 /**
@@ -51,7 +44,7 @@ export function queueRedisOptions(url: string, options: QueueRedisConnectOptions
   try {
     parsed = new URL(url);
   } catch {
-    throw invalid(url, "it is not a URL");
+    throw invalid(undefined, "it is not a URL (escape / @ ? # in the password as %2F %40 %3F %23)");
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw invalid(url, `the scheme must be redis: or rediss:, not ${parsed.protocol}`);

@@ -3,7 +3,7 @@ import type { ExecutionApproval, ExecutionClaim, FinalOutcome } from "@skillbox/
 /** What running a claimed execution came to: a final state to commit, or a pause for approval. */
 export type RunResult =
   | { kind: "final"; outcome: FinalOutcome }
-  | { kind: "paused"; approval: ExecutionApproval; expiresAt: number | null; attempts: number };
+  | { kind: "paused"; approval: ExecutionApproval; approvalTimeoutMs: number | null; attempts: number };
 
 /** What a run gets besides its claim. */
 export interface RunContext {

@@ -18,6 +18,11 @@ export interface RecordSweeperOptions {
   staleAfterMs?: number;
   /** At most this many executions of each kind per sweep (default 500): a backlog is worked off over several sweeps. */
   limit?: number;
+  /**
+   * A worker whose heartbeat is older than this is forgotten (its row in `skillbox_workers`
+   * deleted), in ms (default a day): a killed worker never removes its own row.
+   */
+  forgetWorkersAfterMs?: number;
   logger?: SkillLogger;
 }
 
@@ -25,21 +30,29 @@ export interface RecordSweeperOptions {
 export interface SweepReport {
   /** Executions whose expired lease put them back to `queued`, their jobs added again. */
   requeued: number;
-  /** Executions whose expired lease (or approval) ended them. */
+  /** Executions ended by an expired lease or approval, or a deadline that passed while they were queued. */
   ended: number;
   /** Stale `queued` executions whose jobs were added again. */
   readded: number;
+  /** Workers forgotten for a heartbeat older than `forgetWorkersAfterMs`. */
+  forgottenWorkers: number;
   /** Steps that failed this time (logged; the next sweep tries again). */
   failures: number;
 }
 
+/** How often the workers' rows are checked for stale ones: rows age in days, not seconds. */
+const FORGET_WORKERS_EVERY_MS = 10 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Heals what the queue lost or never got, on an interval: running executions whose worker's
  * lease expired are recovered by the record (requeued where the skill may run again — their jobs
- * added again here — else ended `interrupted`; approvals past their deadline end `rejected`), and
+ * added again here — else ended `interrupted`; approvals past their deadline end `rejected`;
+ * queued executions past their deadline, which no worker serving their queue took, end `timeout`), and
  * `queued` executions whose job was added long ago (lost between the commit and the add, or with
  * a restarted Redis) are added again. Adding an id the queue still holds is a no-op and every
- * recovery is a compare-and-set in the record, so every host may run a sweeper at once. Errors
+ * recovery is a compare-and-set in the record, so every host may run a sweeper at once. It also
+ * forgets workers whose heartbeat stopped a day ago (killed processes leave their rows). Errors
  * are logged, never thrown out of the timer.
  */
 export class RecordSweeper {
@@ -48,6 +61,9 @@ export class RecordSweeper {
   private readonly intervalMs: number;
   private readonly staleAfterMs: number;
   private readonly limit: number;
+  private readonly forgetWorkersAfterMs: number;
+  /** When (this host's clock, only to space the checks) the workers' rows were last checked. */
+  private workersCheckedAt: number | undefined;
   private readonly logger: SkillLogger;
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<SweepReport> | undefined;
@@ -59,6 +75,7 @@ export class RecordSweeper {
     this.intervalMs = options.intervalMs ?? 1000;
     this.staleAfterMs = options.staleAfterMs ?? 5000;
     this.limit = options.limit ?? 500;
+    this.forgetWorkersAfterMs = options.forgetWorkersAfterMs ?? DAY_MS;
     this.logger = options.logger ?? createConsoleLogger();
   }
 
@@ -97,7 +114,7 @@ export class RecordSweeper {
   }
 
   private async sweepOnce(): Promise<SweepReport> {
-    const report: SweepReport = { requeued: 0, ended: 0, readded: 0, failures: 0 };
+    const report: SweepReport = { requeued: 0, ended: 0, readded: 0, forgottenWorkers: 0, failures: 0 };
     try {
       const recovered = await this.store.recoverExpired({ limit: this.limit });
       const requeued = recovered.filter((execution) => execution.action === "requeued");
@@ -124,7 +141,24 @@ export class RecordSweeper {
       report.failures++;
       this.logger.warn("could not add stale queued executions again", { error: errorMessage(error) });
     }
+    await this.forgetStaleWorkers(report);
     return report;
+  }
+
+  /** Deletes the rows of workers that stopped heartbeating long ago (the first sweep, then every few minutes). */
+  private async forgetStaleWorkers(report: SweepReport): Promise<void> {
+    const checkedAt = Date.now();
+    if (this.workersCheckedAt !== undefined && checkedAt - this.workersCheckedAt < FORGET_WORKERS_EVERY_MS)
+      return;
+    this.workersCheckedAt = checkedAt;
+    try {
+      report.forgottenWorkers = await this.store.removeStaleWorkers({
+        olderThanMs: this.forgetWorkersAfterMs,
+      });
+    } catch (error) {
+      report.failures++;
+      this.logger.warn("could not forget workers that stopped heartbeating", { error: errorMessage(error) });
+    }
   }
 
   /** Adds the jobs and notes it in the record; throws when either fails (the rows stay stale, the next sweep retries). */

@@ -1,10 +1,11 @@
 import { SkillboxError } from "@skillbox/core";
 
 /**
- * At most `size` runs at once across every queue a worker serves: each BullMQ worker has its own
- * concurrency, so a process serving several queues shares one count here. A job waiting for a
- * slot holds no claim, so a process that dies meanwhile loses nothing (BullMQ's stalled check
- * or the sweeper hands the job on).
+ * At most `size` runs at once across every queue a worker serves. Each queue's BullMQ worker
+ * gets a share of the size (`splitConcurrency`), so the shares alone keep to it — except with
+ * more queues than `size`, where each still takes one job and the extra ones wait here. A job
+ * waiting for a slot holds no claim, so a process that dies meanwhile loses nothing (BullMQ's
+ * stalled check or the sweeper hands the job on). Closing refuses the waiting ones.
  */
 export class RunSlots {
   private used = 0;
