@@ -3,6 +3,7 @@ import { claimCases } from "./record-store-contract/claims.js";
 import { deadlineCases } from "./record-store-contract/deadlines.js";
 import { decisionCases } from "./record-store-contract/decisions.js";
 import type { OpenRecordStore } from "./record-store-contract/fixture.js";
+import { nestedCases } from "./record-store-contract/nested.js";
 import { noticeCases } from "./record-store-contract/notices.js";
 import { recordCases } from "./record-store-contract/records.js";
 import { recoveryCases } from "./record-store-contract/recovery.js";
@@ -27,5 +28,6 @@ export function describeRecordStoreContract(name: string, open: OpenRecordStore)
     deadlineCases(open);
     noticeCases(open);
     statsCases(open);
+    nestedCases(open);
   });
 }

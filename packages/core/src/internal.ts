@@ -7,6 +7,7 @@
  */
 export { readSqliteSchemaVersion, type SchemaVersion } from "./database/read-sqlite-schema-version.js";
 export { MAX_LEASE_REQUEUES } from "./distributed/execution-record-store.js";
+export { nestedRecordColumns } from "./distributed/nested-record-columns.js";
 export { type RecordJobRow, type WorkerRow, workerOf } from "./distributed/record-rows.js";
 export { reviveError } from "./errors/revive-error.js";
 export type { SerializedError } from "./errors/serialize-error.js";

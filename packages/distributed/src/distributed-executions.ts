@@ -15,6 +15,7 @@ import {
   type ExecutionTimeline,
   type ExecutionTimelineOptions,
   type RejectOptions,
+  type Skill,
   SkillboxError,
   type SkillExecution,
   type SkillLogger,
@@ -244,6 +245,11 @@ export class DistributedExecutions implements ExecutionBackend {
 
   get(id: string): Promise<SkillExecution | undefined> {
     return this.store.get(id);
+  }
+
+  async recordNested(execution: SkillExecution, skill: Skill): Promise<void> {
+    this.checkOpen();
+    await this.store.recordNested(execution, { contentHash: skillContentHash(skill) });
   }
 
   list(filters: ExecutionFilters = {}): Promise<SkillExecution[]> {

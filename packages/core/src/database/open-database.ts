@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
+import { isPostgresUrl, redactedUrl } from "../distributed/database-url.js";
 import { SkillboxError } from "../errors/skillbox-error.js";
 import { migrate } from "./migrations.js";
 
@@ -27,6 +28,15 @@ export function resolveDatabasePath(path?: string): string {
  * at checkpoints), and a busy timeout so concurrent processes queue instead of failing.
  */
 export function openDatabase(options: OpenDatabaseOptions = {}): Database.Database {
+  const chosen = options.path ?? process.env.SKILLBOX_DB;
+  if (chosen !== undefined && isPostgresUrl(chosen)) {
+    // Without this check the URL would become a file path such as ./postgres:/db/skillbox.
+    throw new SkillboxError(
+      "CONFIG_INVALID",
+      `${options.path === undefined ? "SKILLBOX_DB" : "The database"} is a PostgreSQL URL (${redactedUrl(chosen)}), and an embedded host opens SQLite files: ` +
+        "for a shared record in PostgreSQL use createDistributedHost({ database, queue }) of @skillbox/distributed (or `skillbox serve --db … --queue …`)",
+    );
+  }
   const path = resolveDatabasePath(options.path);
   let database: Database.Database;
   try {

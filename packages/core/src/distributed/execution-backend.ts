@@ -76,6 +76,14 @@ export interface ExecutionBackend
   events(id: string, options?: EventsOptions): AsyncGenerator<ExecutionStreamEvent, void, undefined>;
   watch(filter?: WatchFilter): AsyncGenerator<ExecutionStreamEvent, void, undefined>;
   get(id: string): Promise<SkillExecution | undefined>;
+  /**
+   * Hands over a nested `ctx.call` execution that ran and ended here (its final local row, as
+   * audited) to the shared record, under the content hash of `skill`, the code that ran: the
+   * audit trail every host reads shows it under its parent, and this host can forget its row.
+   * Idempotent on the execution's id. Rejects when the record cannot be written (the caller
+   * keeps its row).
+   */
+  recordNested(execution: SkillExecution, skill: Skill): Promise<void>;
   /** Stops following the shared record; executions go on elsewhere. */
   close(): Promise<void>;
 }

@@ -108,6 +108,17 @@ export interface ExecutionRecordStore {
    * and write nothing.
    */
   renew(claim: ClaimToken, leaseMs: number): Promise<RenewResult>;
+  /**
+   * Records a nested `ctx.call` execution that ran and ended on a worker (in its own audit trail)
+   * in the shared record: one final row with every audit column as the worker's row has it —
+   * parent, session, the input and output as audited, error, attempts, duration, trace and span,
+   * its own `createdAt` / `finishedAt` (the worker's clock: it ran there, nobody compares them to
+   * a lease) — and `contentHash`, the code that ran. Its final status event is appended and told
+   * to subscribers, as a finish would. Idempotent on the id: a repeat (a worker that retries after
+   * an unanswered commit) writes nothing and changes nothing. `INPUT_INVALID` for a status that
+   * is not final: nothing runs a nested execution in the shared record.
+   */
+  recordNested(execution: SkillExecution, options: { contentHash: string }): Promise<void>;
   /** Commits the final state of a claimed execution and drops its raw input; false when the claim is not current. */
   finish(claim: ClaimToken, outcome: FinalOutcome): Promise<boolean>;
   /** Stores the latest progress of a claimed execution (and tells subscribers); false when the claim is not current. */

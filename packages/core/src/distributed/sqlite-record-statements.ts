@@ -52,6 +52,16 @@ export function prepareRecordStatements(database: Database.Database) {
        VALUES (@id, @skillId, @skillName, @skillVersion, @apiKeyId, @sessionId, @parentExecutionId,
          @idempotencyKey, @auditedInputJson, @inputHash, 'queued', 0, @now, @runner, @contentHash)`,
     ) as Statement,
+    // A nested execution that ended on a worker, as its audit row stood there (see `recordNested`).
+    insertNested: database.prepare(
+      `INSERT INTO skill_executions (id, skill_id, skill_name, skill_version, api_key_id, session_id,
+         parent_execution_id, idempotency_key, input, output, status, error_code, error_message, error_data,
+         attempts, duration_ms, progress, approval, created_at, finished_at, runner, trace_id, span_id, content_hash)
+       VALUES (@id, @skillId, @skillName, @skillVersion, @apiKeyId, @sessionId, @parentExecutionId,
+         @idempotencyKey, @inputJson, @outputJson, @status, @errorCode, @errorMessage, @errorData, @attempts,
+         @durationMs, @progressJson, @approvalJson, @createdAt, @finishedAt, @runner, @traceId, @spanId, @contentHash)
+       ON CONFLICT (id) DO NOTHING`,
+    ) as Statement,
     insertJob: database.prepare(
       `INSERT INTO skill_execution_jobs (execution_id, api_key_id, skill_id, skill_name, input, options, state,
          queued_at, approved, rerunnable, queue, content_hash, deadline_at, fence)

@@ -42,6 +42,7 @@ import type {
 import { workerOf } from "./record-rows.js";
 import { claimExecution, finishClaim, pauseClaim, recordClaimProgress, renewClaim } from "./sqlite-claims.js";
 import { approveExecution, endUnclaimed, recoverExpired, requestCancel } from "./sqlite-decisions.js";
+import { recordNestedExecution } from "./sqlite-nested-record.js";
 import { appendStatus, readExecution, type SqliteRecordContext } from "./sqlite-record-context.js";
 import { SqliteRecordNotices } from "./sqlite-record-notices.js";
 import { databaseNow, prepareRecordStatements, RECORD_STORE_RUNNER_ID } from "./sqlite-record-statements.js";
@@ -243,6 +244,10 @@ class SqliteExecutionRecords implements SqliteRecordStore {
 
   async renew(claim: ClaimToken, leaseMs: number): Promise<RenewResult> {
     return renewClaim(this.context, claim, leaseMs);
+  }
+
+  async recordNested(execution: SkillExecution, options: { contentHash: string }): Promise<void> {
+    recordNestedExecution(this.context, execution, options.contentHash);
   }
 
   async finish(claim: ClaimToken, outcome: FinalOutcome): Promise<boolean> {

@@ -252,6 +252,14 @@ export class ExecutionStore {
            error_message = 'The process running this execution stopped before it finished', finished_at = ?
          WHERE id >= ? AND runner = ? AND status IN ('pending', 'running')`,
       ),
+      deleteExecution: database.prepare<[string], { created_at: number }>(
+        "DELETE FROM skill_executions WHERE id = ? RETURNING created_at",
+      ),
+      // Its events come after its creation: the time index bounds the scan (an event left by a
+      // clock that stepped back is pruned with the rest).
+      deleteEvents: database.prepare<[number, string]>(
+        "DELETE FROM skill_execution_events WHERE created_at >= ? AND execution_id = ?",
+      ),
       renewLease: database.prepare<[number, number]>(
         "UPDATE skillbox_runners SET lease_expires_at = ? WHERE id = ? AND closed_at IS NULL",
       ),
@@ -309,6 +317,20 @@ export class ExecutionStore {
   get(id: string): SkillExecution | undefined {
     const row = this.statements.byId.get(id);
     return row === undefined ? undefined : rowToExecution(row);
+  }
+
+  /**
+   * Forgets execution `id`: its row and its events (a nested execution a distributed worker handed
+   * over to the shared record), once its final row is committed: nothing of it is queued then.
+   * Returns whether there was a row.
+   */
+  delete(id: string): boolean {
+    return this.database.transaction(() => {
+      const deleted = this.statements.deleteExecution.get(id);
+      if (deleted === undefined) return false;
+      this.statements.deleteEvents.run(deleted.created_at, id);
+      return true;
+    })();
   }
 
   /** The execution `owner` ran with idempotency key `key`, with its input hash, if any. */

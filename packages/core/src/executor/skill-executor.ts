@@ -57,6 +57,7 @@ import { HostShutdown } from "./host-shutdown.js";
 import { IdempotencyGate } from "./idempotency-gate.js";
 import { linkSignals } from "./link-signals.js";
 import { LocalAuditSink } from "./local-audit-sink.js";
+import { handOverNestedRecord } from "./nested-record-handover.js";
 import { checkSkillForCaller, resolveSkillForCaller } from "./resolve-skill-for-caller.js";
 import { SchemaValidator } from "./schema-validator.js";
 import { type HandlerResolver, SkillHandlers } from "./skill-handlers.js";
@@ -129,7 +130,9 @@ export interface SkillExecutorOptions {
    * queue that workers on other hosts take from (`createDistributedHost` of `@skillbox/distributed`
    * builds one). References still resolve against this executor's registry and the interceptors'
    * `audit` hooks still run here; `execute()`, `submit()`, `wait()`, decisions, events and the
-   * audit-trail reads go to the backend. Nested `ctx.call` executions run where their parent runs.
+   * audit-trail reads go to the backend. Nested `ctx.call` executions run where their parent
+   * runs; each one that ends is handed over to the backend (`recordNested`) and leaves this
+   * executor's store.
    * The background queue is off (`queue` is ignored).
    */
   backend?: ExecutionBackend;
@@ -341,7 +344,9 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
    *   `SkillboxError` reason with code `TIMEOUT` or `DEADLINE_EXCEEDED` ends it `timeout`, any
    *   other reason `cancelled`.
    * - Nested `ctx.call` executions run here, as nested calls of a local execution do, with the
-   *   dispatched one as their parent: they are recorded in this executor's own audit trail.
+   *   dispatched one as their parent: each is recorded in this executor's own audit trail, and
+   *   once it ended handed over to the backend's shared record (its local row then deleted; kept
+   *   when the handover fails).
    * - A skill disabled here ends it `error` (`SKILL_DISABLED`) without running.
    *
    * Rejects with `BUSY` once the executor closes, and when the run cannot start at all (a
@@ -629,8 +634,9 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
         `${parent.skill.name} called "${reference}" ${depth} levels deep (limit ${this.maxCallDepth}); check for a call cycle`,
       );
     }
+    const skill = declaredDependency(this.registry, parent.skill, reference, parent.apiKeyId);
     const execution = await this.begin(
-      declaredDependency(this.registry, parent.skill, reference, parent.apiKeyId),
+      skill,
       input,
       {
         apiKeyId: parent.apiKeyId,
@@ -640,6 +646,17 @@ export class SkillExecutor extends EventEmitter<SkillExecutorEvents> {
       },
       { depth, approval: parent.approval },
     );
+    if (this.backend !== undefined) {
+      // Its final row is committed here; the shared record is where every host reads it. Tracked,
+      // so close() waits for it even when the parent did not wait for its call.
+      const handover = handOverNestedRecord(
+        { store: this.store, backend: this.backend, logger: this.logger },
+        execution.id,
+        skill,
+      );
+      this.active.track(handover);
+      await handover;
+    }
     const failure = executionFailure(execution);
     if (failure !== undefined) {
       // The parent sees the child's code and message, and which execution to look up.

@@ -45,6 +45,7 @@ import {
   POSTGRES_SCHEMA_VERSION,
   readPostgresSchemaVersion,
 } from "./postgres-migrations.js";
+import { recordNested } from "./postgres-nested-record.js";
 import { countExecutions, getExecution, listExecutions, listSummaries } from "./postgres-reads.js";
 import { recoverExpired } from "./postgres-recovery.js";
 import { PostgresSession, RECORD_TYPES } from "./postgres-session.js";
@@ -229,6 +230,10 @@ export class PostgresRecordStore implements ExecutionRecordStore {
 
   renew(token: ClaimToken, leaseMs: number): Promise<RenewResult> {
     return renew(this.session, token, leaseMs);
+  }
+
+  recordNested(execution: SkillExecution, options: { contentHash: string }): Promise<void> {
+    return recordNested(this.session, execution, options.contentHash);
   }
 
   finish(token: ClaimToken, outcome: FinalOutcome): Promise<boolean> {
