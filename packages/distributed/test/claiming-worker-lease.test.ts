@@ -1,13 +1,9 @@
-import {
-  type ExecutionClaim,
-  type ExecutionRecordStore,
-  executionStatusForCode,
-  SkillboxError,
-} from "@skillbox/core";
+import { type ExecutionClaim, executionStatusForCode, SkillboxError } from "@skillbox/core";
 import { type RunResult, runStopKind } from "@skillbox/distributed";
 import { describe, expect, it } from "vitest";
 import {
   gate,
+  overriding,
   RECORD_KINDS,
   submit,
   success,
@@ -18,21 +14,6 @@ import {
 } from "./queue-fixture.js";
 
 const { openRecord, openQueue, startWorker } = useQueueFixture();
-
-/** The store with some methods replaced (every other one as it is). */
-function overriding(
-  store: ExecutionRecordStore,
-  methods: Partial<ExecutionRecordStore>,
-): ExecutionRecordStore {
-  return new Proxy(store, {
-    get(target, property) {
-      const replaced = (methods as Record<PropertyKey, unknown>)[property];
-      if (replaced !== undefined) return replaced;
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 /** The stop kind of `signal` once aborted, read at the abort itself (not when the run returns). */
 function watchStop(signal: AbortSignal, onStop: (kind: string | undefined) => void): Promise<void> {

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import {
   count,
   gate,
+  overriding,
   RECORD_KINDS,
   submit,
   success,
@@ -398,20 +399,13 @@ describe.each(RECORD_KINDS)("ClaimingWorker (%s record)", (kind) => {
 });
 
 /** `store` with `method` replaced by what `replace` makes of the original; every other method as it is. */
-function overriding<Method extends keyof ExecutionRecordStore>(
+function overridingOne<Method extends keyof ExecutionRecordStore>(
   store: ExecutionRecordStore,
   method: Method,
   replace: (original: ExecutionRecordStore[Method]) => ExecutionRecordStore[Method],
 ): ExecutionRecordStore {
   const original = (store[method] as (...args: unknown[]) => unknown).bind(store);
-  const replacement = replace(original as ExecutionRecordStore[Method]);
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === method) return replacement;
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  return overriding(store, { [method]: replace(original as ExecutionRecordStore[Method]) });
 }
 
 /**
@@ -420,17 +414,17 @@ function overriding<Method extends keyof ExecutionRecordStore>(
  * about what the record refuses to a worker that believes its lease still holds.
  */
 function withHeldRenewals(store: ExecutionRecordStore, released: Promise<void>): ExecutionRecordStore {
-  const held = overriding(store, "renew", (renew) => async (...args) => {
+  const held = overridingOne(store, "renew", (renew) => async (...args) => {
     await released;
     return renew(...args);
   });
-  return overriding(held, "now", (now) => async () => (await now()) - 3_600_000);
+  return overridingOne(held, "now", (now) => async () => (await now()) - 3_600_000);
 }
 
 /** The store, counting the `finish` calls made through it. */
 function countFinishes(store: ExecutionRecordStore): { store: ExecutionRecordStore; finishes(): number } {
   let finishes = 0;
-  const counted = overriding(store, "finish", (finish) => (...args) => {
+  const counted = overridingOne(store, "finish", (finish) => (...args) => {
     finishes++;
     return finish(...args);
   });

@@ -187,3 +187,18 @@ export function count(values: readonly string[]): Map<string, number> {
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
   return counts;
 }
+
+/** The store with some methods replaced (every other one as it is). */
+export function overriding(
+  store: ExecutionRecordStore,
+  methods: Partial<ExecutionRecordStore>,
+): ExecutionRecordStore {
+  return new Proxy(store, {
+    get(target, property) {
+      const replaced = (methods as Record<PropertyKey, unknown>)[property];
+      if (replaced !== undefined) return replaced;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
