@@ -1,10 +1,11 @@
-import { type ExecutionClaim, executionStatusForCode, SkillboxError } from "@skillbox/core";
-import { type RunResult, runStopKind } from "@skillbox/distributed";
+import { type ExecutionClaim, SkillboxError } from "@skillbox/core";
+import { runStopKind } from "@skillbox/distributed";
 import { describe, expect, it } from "vitest";
 import {
   gate,
   overriding,
   RECORD_KINDS,
+  stopped,
   submit,
   success,
   successOutcome,
@@ -25,23 +26,6 @@ function watchStop(signal: AbortSignal, onStop: (kind: string | undefined) => vo
     if (signal.aborted) stopped();
     else signal.addEventListener("abort", stopped, { once: true });
   });
-}
-
-/** The outcome a run reports once its signal stopped it, as the executor reports one. */
-function stopped(claim: ExecutionClaim, signal: AbortSignal): RunResult {
-  const reason = signal.reason as SkillboxError;
-  return {
-    kind: "final",
-    outcome: {
-      status: executionStatusForCode(reason.code),
-      outputJson: null,
-      error: { code: reason.code, message: reason.message, dataJson: null },
-      attempts: claim.attempts + 1,
-      durationMs: 1,
-      traceId: null,
-      spanId: null,
-    },
-  };
 }
 
 describe.each(RECORD_KINDS)("ClaimingWorker leases (%s record)", (kind) => {

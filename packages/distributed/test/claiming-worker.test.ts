@@ -1,11 +1,5 @@
-import {
-  type ExecutionApproval,
-  type ExecutionClaim,
-  type ExecutionRecordStore,
-  executionStatusForCode,
-  type SkillboxError,
-} from "@skillbox/core";
-import { ClaimingWorker, type RunResult, runStopKind } from "@skillbox/distributed";
+import type { ExecutionApproval, ExecutionClaim, ExecutionRecordStore } from "@skillbox/core";
+import { ClaimingWorker, runStopKind } from "@skillbox/distributed";
 import { pendingApproval } from "@skillbox/test-helpers/record-store-contract";
 import { startRedisServer } from "@skillbox/test-helpers/redis-server";
 import { describe, expect, it } from "vitest";
@@ -14,6 +8,7 @@ import {
   gate,
   overriding,
   RECORD_KINDS,
+  stopped,
   submit,
   success,
   successOutcome,
@@ -23,23 +18,6 @@ import {
 } from "./queue-fixture.js";
 
 const { openRecord, openQueue, startWorker, onClose } = useQueueFixture();
-
-/** The outcome a run reports once its signal stopped it, as the executor reports one. */
-function stopped(claim: ExecutionClaim, signal: AbortSignal): RunResult {
-  const reason = signal.reason as SkillboxError;
-  return {
-    kind: "final",
-    outcome: {
-      status: executionStatusForCode(reason.code),
-      outputJson: null,
-      error: { code: reason.code, message: reason.message, dataJson: null },
-      attempts: claim.attempts + 1,
-      durationMs: 1,
-      traceId: null,
-      spanId: null,
-    },
-  };
-}
 
 function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

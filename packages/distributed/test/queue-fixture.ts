@@ -7,7 +7,7 @@ import type {
   FinalOutcome,
   QueuedExecutionRecord,
 } from "@skillbox/core";
-import { createSqliteRecordStore } from "@skillbox/core";
+import { createSqliteRecordStore, executionStatusForCode, type SkillboxError } from "@skillbox/core";
 import { createExecutionId } from "@skillbox/core/internal";
 import {
   ClaimingWorker,
@@ -201,4 +201,21 @@ export function overriding(
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/** The outcome a run reports once its signal stopped it, as the executor reports one. */
+export function stopped(claim: ExecutionClaim, signal: AbortSignal): RunResult {
+  const reason = signal.reason as SkillboxError;
+  return {
+    kind: "final",
+    outcome: {
+      status: executionStatusForCode(reason.code),
+      outputJson: null,
+      error: { code: reason.code, message: reason.message, dataJson: null },
+      attempts: claim.attempts + 1,
+      durationMs: 1,
+      traceId: null,
+      spanId: null,
+    },
+  };
 }
